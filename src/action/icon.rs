@@ -1,0 +1,2 @@
+// STUB
+pub fn detect_mime(_bytes: &[u8]) -> &'static str { "" }

@@ -1,0 +1,9 @@
+//! Use cases, one per command: plain input structs and `run`. No clap, no
+//! stdout, no exit codes: results and errors are returned to `commands`.
+
+pub mod dockerfile;
+pub mod icon;
+pub mod init;
+pub mod migrate;
+pub mod render;
+pub mod template;

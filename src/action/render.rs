@@ -1,0 +1,153 @@
+//! `opm render`: turn catalog directories (and, later, bundles and images)
+//! into one file-based catalog, with upstream's per-reference post-processing.
+
+use super::migrate::MigrationLevel;
+use super::template::ImageRefTemplate;
+use crate::declcfg::load::{load_dir, LoadError};
+use crate::declcfg::{Bundle, DeclarativeConfig};
+use crate::encoding::json::go_quote;
+use crate::property::{BUNDLE_OBJECT, CSV_METADATA};
+use std::path::Path;
+
+/// What to render and how.
+#[derive(Debug, Clone)]
+pub struct Render {
+    pub refs: Vec<String>,
+    pub migrations: MigrationLevel,
+    pub image_ref_template: Option<ImageRefTemplate>,
+}
+
+/// Why one reference could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("render reference {}: {source}", go_quote(.reference))]
+    Load {
+        reference: String,
+        #[source]
+        source: LoadError,
+    },
+    #[error("render reference {}: {message}", go_quote(.reference))]
+    Reference { reference: String, message: String },
+}
+
+impl RenderError {
+    /// Where each failing file is, for the lines after the message.
+    pub fn locations(&self) -> Vec<String> {
+        match self {
+            RenderError::Load { source, .. } => source
+                .errors
+                .iter()
+                .map(crate::declcfg::load::FileError::location)
+                .collect(),
+            RenderError::Reference { .. } => Vec::new(),
+        }
+    }
+
+    /// Further failing files, beyond the first (upstream stops at one).
+    pub fn further(&self) -> Vec<String> {
+        match self {
+            RenderError::Load { reference, source } => source
+                .errors
+                .iter()
+                .skip(1)
+                .map(|e| format!("render reference {}: {}", go_quote(reference), e.message))
+                .collect(),
+            RenderError::Reference { .. } => Vec::new(),
+        }
+    }
+}
+
+/// The kind of thing a reference names (upstream HEAD's classification).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefKind {
+    CatalogDir,
+    BundleDir,
+    Image,
+    NotADirectory,
+}
+
+pub fn classify(reference: &str) -> RefKind {
+    let path = Path::new(reference);
+    match std::fs::metadata(path) {
+        Err(_) => RefKind::Image,
+        Ok(meta) if !meta.is_dir() => RefKind::NotADirectory,
+        Ok(_) => {
+            if path.join("manifests").is_dir() && path.join("metadata").is_dir() {
+                RefKind::BundleDir
+            } else {
+                RefKind::CatalogDir
+            }
+        }
+    }
+}
+
+impl Render {
+    /// Renders every reference in order and merges the results.
+    pub fn run(&self) -> Result<DeclarativeConfig, RenderError> {
+        let mut all = DeclarativeConfig::default();
+        for reference in &self.refs {
+            let mut config = self.render_one(reference)?;
+            for bundle in &mut config.bundles {
+                post_process(bundle);
+            }
+            self.migrations.migrate(&mut config);
+            all.extend(config);
+        }
+        Ok(all)
+    }
+
+    fn render_one(&self, reference: &str) -> Result<DeclarativeConfig, RenderError> {
+        let fail = |message: String| RenderError::Reference {
+            reference: reference.to_string(),
+            message,
+        };
+        match classify(reference) {
+            RefKind::CatalogDir => load_dir(Path::new(reference), reference).map_err(|source| {
+                RenderError::Load {
+                    reference: reference.to_string(),
+                    source,
+                }
+            }),
+            RefKind::NotADirectory => Err(fail(format!(
+                "ref {} is not a directory: not allowed",
+                go_quote(reference)
+            ))),
+            RefKind::BundleDir => {
+                let bundle = self.render_bundle_dir(reference).map_err(fail)?;
+                let mut config = DeclarativeConfig::default();
+                config.bundles.push(bundle);
+                Ok(config)
+            }
+            RefKind::Image => Err(fail(
+                "rendering images is not supported yet by this opm build (the path does not exist, so it was taken as an image reference)".to_string(),
+            )),
+        }
+    }
+
+    fn render_bundle_dir(&self, reference: &str) -> Result<Bundle, String> {
+        let parsed = crate::bundle::ParsedBundle::parse(Path::new(reference)).map_err(|e| e.to_string())?;
+        let image = match &self.image_ref_template {
+            None => String::new(),
+            Some(template) => template.execute(&parsed.template_fields()).map_err(|e| {
+                format!(
+                    "failed templating image reference from bundle for {}: {e}",
+                    go_quote(reference)
+                )
+            })?,
+        };
+        Ok(parsed.render(&image))
+    }
+}
+
+/// Upstream moves bundle objects and CSV metadata (stably) to the end of the
+/// properties, and sorts related images by image.
+fn post_process(bundle: &mut Bundle) {
+    let is_object = |kind: &str| kind == BUNDLE_OBJECT || kind == CSV_METADATA;
+    if bundle.properties.iter().any(|p| is_object(&p.kind)) {
+        let (objects, mut rest): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut bundle.properties).into_iter().partition(|p| is_object(&p.kind));
+        rest.extend(objects);
+        bundle.properties = rest;
+    }
+    bundle.related_images.sort_by(|a, b| a.image.cmp(&b.image));
+}

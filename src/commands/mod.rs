@@ -1,0 +1,85 @@
+//! Thin glue between the command line and the actions: check arguments the
+//! way upstream (cobra) does, build the action input, run it, print.
+
+mod dockerfile;
+mod init;
+mod render;
+mod validate;
+
+use crate::cli::{Cli, Command, GenerateCommand};
+use crate::ExitStatus;
+use anyhow::bail;
+
+pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
+    let Cli { global, command } = cli;
+    check_transport_flags(&global)?;
+    match command {
+        Command::Render(args) => render::run(args),
+        Command::Validate(args) => validate::run(args),
+        Command::Generate(args) => match args.command {
+            GenerateCommand::Dockerfile(args) => dockerfile::run(args),
+        },
+        Command::Init(args) => init::run(args),
+        Command::Version => {
+            crate::output::stdout(version_line().as_bytes())?;
+            Ok(ExitStatus::Success)
+        }
+        Command::Completion(args) => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut command, "opm", &mut script);
+            crate::output::stdout(&script)?;
+            Ok(ExitStatus::Success)
+        }
+    }
+}
+
+/// Upstream's `opm version` line, with our build facts.
+fn version_line() -> String {
+    format!(
+        "Version: version.Version{{OpmVersion:\"v{}\", GitCommit:\"{}\", BuildDate:\"{}\", GoOs:\"{}\", GoArch:\"{}\"}}\n",
+        env!("CARGO_PKG_VERSION"),
+        option_env!("OPM_GIT_COMMIT").unwrap_or("unknown"),
+        option_env!("OPM_BUILD_DATE").unwrap_or("unknown"),
+        std::env::consts::OS,
+        match std::env::consts::ARCH {
+            "x86_64" => "amd64",
+            "aarch64" => "arm64",
+            other => other,
+        }
+    )
+}
+
+/// Upstream's flag-combination errors for the registry transport flags.
+fn check_transport_flags(global: &crate::cli::GlobalArgs) -> anyhow::Result<()> {
+    if global.skip_tls && global.use_http {
+        bail!("invalid flag combination: cannot use --use-http with --skip-tls");
+    }
+    if global.skip_tls && global.skip_tls_verify {
+        bail!("invalid flag combination: cannot use --skip-tls-verify with --skip-tls");
+    }
+    if global.use_http && global.skip_tls_verify {
+        bail!("invalid flag combination: --use-http and --skip-tls-verify cannot both be true");
+    }
+    Ok(())
+}
+
+/// Cobra's `ExactArgs(1)` message.
+fn exactly_one(args: &[String]) -> anyhow::Result<&str> {
+    match args {
+        [one] => Ok(one),
+        _ => bail!("accepts 1 arg(s), received {}", args.len()),
+    }
+}
+
+/// Upstream's check of `-o/--output` for catalog output.
+fn output_format(value: &str) -> anyhow::Result<crate::declcfg::write::Format> {
+    match value {
+        "json" => Ok(crate::declcfg::write::Format::Json),
+        "yaml" => Ok(crate::declcfg::write::Format::Yaml),
+        other => bail!(
+            "invalid --output value {}, expected (json|yaml)",
+            crate::encoding::json::go_quote(other)
+        ),
+    }
+}

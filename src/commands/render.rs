@@ -1,0 +1,68 @@
+use crate::action::migrate::MigrationLevel;
+use crate::action::render::Render;
+use crate::action::template::ImageRefTemplate;
+use crate::cli::RenderArgs;
+use crate::declcfg::write::{sorted_blobs, write_blob};
+use crate::ExitStatus;
+use anyhow::bail;
+
+pub(super) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
+    let RenderArgs {
+        refs,
+        output,
+        migrate_level,
+        migrate,
+        alpha_image_ref_template,
+    } = args;
+    if refs.is_empty() {
+        bail!("requires at least 1 arg(s), only received 0");
+    }
+    if migrate && !migrate_level.is_empty() {
+        bail!("if any flags in the group [migrate migrate-level] are set none of the others can be; [migrate migrate-level] were all set");
+    }
+    let format = super::output_format(&output)?;
+    let migrations = if migrate {
+        MigrationLevel::all()
+    } else {
+        MigrationLevel::parse(&migrate_level).map_err(anyhow::Error::msg)?
+    };
+    let image_ref_template = if alpha_image_ref_template.is_empty() {
+        None
+    } else {
+        Some(
+            ImageRefTemplate::parse(&alpha_image_ref_template)
+                .map_err(|e| anyhow::anyhow!("invalid image reference template: {e}"))?,
+        )
+    };
+    let render = Render {
+        refs,
+        migrations,
+        image_ref_template,
+    };
+    let config = match render.run() {
+        Ok(config) => config,
+        Err(error) => {
+            let mut message = error.to_string();
+            for further in error.further() {
+                message.push('\n');
+                message.push_str(&further);
+            }
+            for location in error.locations() {
+                message.push_str("\n  in ");
+                message.push_str(&location);
+            }
+            bail!(message);
+        }
+    };
+    // Write in chunks so a large catalog never sits twice in memory.
+    let mut buffer = String::with_capacity(1 << 20);
+    for blob in sorted_blobs(config) {
+        write_blob(&blob, format, &mut buffer);
+        if buffer.len() >= 1 << 20 {
+            crate::output::stdout(buffer.as_bytes())?;
+            buffer.clear();
+        }
+    }
+    crate::output::stdout(buffer.as_bytes())?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,244 @@
+//! Loading a catalog directory: the walk (lexical, depth first), `.indexignore`,
+//! splitting files into documents, and typed decoding, on all cores.
+//!
+//! Files are parsed in parallel but results are assembled in walk order, so
+//! the loaded catalog (and every error) is the same on every run.
+
+use super::decode::{decode_blob, DecodeError};
+use super::ignore::IndexIgnore;
+use super::{Blob, DeclarativeConfig, Origin};
+use crate::encoding::stream::{decode_documents, Document};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// One problem that stopped a file from loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileError {
+    /// The file as the user would name it (the root argument joined with the relative path).
+    pub path: String,
+    /// 0-based index of the failing document, when known.
+    pub document: Option<usize>,
+    /// Upstream's message.
+    pub message: String,
+}
+
+impl FileError {
+    /// Where the problem is, for humans: `catalog/a.yaml, document 2`.
+    pub fn location(&self) -> String {
+        match self.document {
+            Some(index) => format!("{}, document {}", self.path, index + 1),
+            None => self.path.clone(),
+        }
+    }
+}
+
+/// Every file of a catalog directory that could not be loaded, in walk order.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .errors.first().map_or("", |e| e.message.as_str()))]
+pub struct LoadError {
+    pub errors: Vec<FileError>,
+}
+
+impl LoadError {
+    fn single(path: String, message: String) -> LoadError {
+        LoadError {
+            errors: vec![FileError {
+                path,
+                document: None,
+                message,
+            }],
+        }
+    }
+}
+
+/// Lists the files of a catalog directory to load, in walk order, honouring `.indexignore`.
+pub fn catalog_files(root: &Path, display_root: &str) -> Result<Vec<(PathBuf, String)>, LoadError> {
+    let ignore = IndexIgnore::load(root)
+        .map_err(|e| LoadError::single(display_root.to_string(), e.to_string()))?;
+    let mut files = Vec::new();
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .sort_by(|a, b| a.file_name().cmp(b.file_name()));
+    for entry in walker {
+        let entry = entry.map_err(|e| {
+            let path = e
+                .path()
+                .map_or_else(|| display_root.to_string(), |p| display_path(root, p, display_root));
+            let message = match e.io_error() {
+                Some(io) => format!("open {path}: {}", io_message(io)),
+                None => e.to_string(),
+            };
+            LoadError::single(path, message)
+        })?;
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        if entry.file_name() == ".indexignore" {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let components: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let parts: Vec<&str> = components.iter().map(String::as_str).collect();
+        if ignore.is_ignored(&parts) {
+            continue;
+        }
+        let display = display_path(root, entry.path(), display_root);
+        files.push((entry.into_path(), display));
+    }
+    Ok(files)
+}
+
+fn display_path(root: &Path, path: &Path, display_root: &str) -> String {
+    match path.strip_prefix(root) {
+        Ok(relative) if relative.as_os_str().is_empty() => display_root.to_string(),
+        Ok(relative) => {
+            let relative = relative.to_string_lossy();
+            if display_root.ends_with('/') {
+                format!("{display_root}{relative}")
+            } else {
+                format!("{display_root}/{relative}")
+            }
+        }
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// The OS error text without Rust's " (os error N)" suffix, as Go prints it.
+pub fn io_message(error: &std::io::Error) -> String {
+    let text = error.to_string();
+    let text = match text.find(" (os error") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    };
+    // Go spells these in lower case.
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
+/// Parses one file's bytes into blobs.
+pub fn parse_file(bytes: &[u8], display: &str) -> Result<Vec<Blob>, FileError> {
+    let path: Arc<str> = Arc::from(display);
+    let documents = decode_documents(bytes).map_err(|e| FileError {
+        path: display.to_string(),
+        document: Some(e.index),
+        message: e.to_string(),
+    })?;
+    let mut blobs = Vec::with_capacity(documents.len());
+    for (index, document) in documents.into_iter().enumerate() {
+        let origin = Some(Origin {
+            path: Arc::clone(&path),
+            document: index,
+        });
+        let fail = |message: String| FileError {
+            path: display.to_string(),
+            document: Some(index),
+            message,
+        };
+        let (value, from_yaml) = match document {
+            Document::Json(text) => match serde_json::from_str(text) {
+                Ok(value) => (value, false),
+                Err(e) => return Err(fail(format!("json: {e}"))),
+            },
+            Document::Yaml(value) => (value, true),
+        };
+        let mut value = value;
+        sort_keys(&mut value);
+        let blob = decode_blob(value, from_yaml, origin)
+            .map_err(|DecodeError { message }| fail(message))?;
+        blobs.push(blob);
+    }
+    Ok(blobs)
+}
+
+/// Sorts object keys at every level, as upstream's map round trip does.
+pub fn sort_keys(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            map.sort_keys();
+            for (_, v) in map.iter_mut() {
+                sort_keys(v);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(sort_keys),
+        _ => {}
+    }
+}
+
+/// Loads a catalog directory. Every failing file is reported.
+pub fn load_dir(root: &Path, display_root: &str) -> Result<DeclarativeConfig, LoadError> {
+    let files = catalog_files(root, display_root)?;
+    let results = parse_files_parallel(&files);
+    let mut config = DeclarativeConfig::default();
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(blobs) => {
+                for blob in blobs {
+                    config.push(blob);
+                }
+            }
+            Err(error) => errors.push(error),
+        }
+    }
+    if errors.is_empty() {
+        Ok(config)
+    } else {
+        Err(LoadError { errors })
+    }
+}
+
+fn parse_one(path: &Path, display: &str) -> Result<Vec<Blob>, FileError> {
+    let bytes = std::fs::read(path).map_err(|e| FileError {
+        path: display.to_string(),
+        document: None,
+        message: format!("read {display}: {}", io_message(&e)),
+    })?;
+    parse_file(&bytes, display)
+}
+
+/// Parses files on every core; results come back in the order of `files`.
+fn parse_files_parallel(files: &[(PathBuf, String)]) -> Vec<Result<Vec<Blob>, FileError>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(files.len().max(1));
+    if threads <= 1 {
+        return files.iter().map(|(p, d)| parse_one(p, d)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<Result<Vec<Blob>, FileError>>> = Vec::new();
+    slots.resize_with(files.len(), || None);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((path, display)) = files.get(i) else {
+                            break;
+                        };
+                        done.push((i, parse_one(path, display)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for worker in workers {
+            // A worker only panics on a programmer error; surface it.
+            let done = worker.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            for (i, result) in done {
+                slots[i] = Some(result);
+            }
+        }
+    });
+    slots.into_iter().flatten().collect()
+}

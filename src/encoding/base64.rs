@@ -1,0 +1,165 @@
+//! Standard padded base64 with Go's decoding rules: `\r` and `\n` are skipped
+//! anywhere, and errors report Go's `illegal base64 data at input byte N`.
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("illegal base64 data at input byte {0}")]
+pub struct CorruptInput(pub usize);
+
+fn decode_symbol(byte: u8) -> Option<u8> {
+    match byte {
+        b'A'..=b'Z' => Some(byte - b'A'),
+        b'a'..=b'z' => Some(byte - b'a' + 26),
+        b'0'..=b'9' => Some(byte - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    }
+}
+
+fn is_newline(byte: u8) -> bool {
+    byte == b'\n' || byte == b'\r'
+}
+
+/// Decodes like Go's `base64.StdEncoding.DecodeString` (non-strict: trailing
+/// bits are ignored), reporting the same error offsets.
+pub fn decode_go(src: &[u8]) -> Result<Vec<u8>, CorruptInput> {
+    let mut out = Vec::with_capacity(src.len() / 4 * 3);
+    let mut si = 0;
+    while si < src.len() {
+        let mut quantum = [0u8; 4];
+        let mut filled = 0;
+        let mut done = false;
+        while filled < 4 {
+            if si == src.len() {
+                match filled {
+                    0 => return Ok(out),
+                    // Go: a lone trailing symbol, or missing padding.
+                    _ => return Err(CorruptInput(si - filled)),
+                }
+            }
+            let byte = src[si];
+            si += 1;
+            if let Some(symbol) = decode_symbol(byte) {
+                quantum[filled] = symbol;
+                filled += 1;
+                continue;
+            }
+            if is_newline(byte) {
+                continue;
+            }
+            if byte != b'=' {
+                return Err(CorruptInput(si - 1));
+            }
+            // Padding: only after two or three symbols.
+            match filled {
+                0 | 1 => return Err(CorruptInput(si - 1)),
+                2 => {
+                    while si < src.len() && is_newline(src[si]) {
+                        si += 1;
+                    }
+                    if si == src.len() {
+                        return Err(CorruptInput(src.len()));
+                    }
+                    if src[si] != b'=' {
+                        return Err(CorruptInput(si - 1));
+                    }
+                    si += 1;
+                }
+                _ => {}
+            }
+            while si < src.len() && is_newline(src[si]) {
+                si += 1;
+            }
+            if si < src.len() {
+                return Err(CorruptInput(si));
+            }
+            done = true;
+            break;
+        }
+        let bits = (u32::from(quantum[0]) << 18)
+            | (u32::from(quantum[1]) << 12)
+            | (u32::from(quantum[2]) << 6)
+            | u32::from(quantum[3]);
+        let bytes = [(bits >> 16) as u8, (bits >> 8) as u8, bits as u8];
+        let produced = if done { filled - 1 } else { 3 };
+        out.extend_from_slice(&bytes[..produced]);
+        if done {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Checks `src` decodes, without keeping the bytes; returns the decoded length.
+pub fn validate_go(src: &[u8]) -> Result<usize, CorruptInput> {
+    // Fast path: a plain, newline-free, well-padded string is checked in place.
+    if src.len() % 4 == 0 && src.iter().all(|&b| decode_symbol(b).is_some() || b == b'=') {
+        let body = src.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
+        let padding = src.len() - body;
+        if padding <= 2 && !src[..body].contains(&b'=') && (padding == 0 || body % 4 != 1) {
+            return Ok(src.len() / 4 * 3 - padding);
+        }
+    }
+    decode_go(src).map(|bytes| bytes.len())
+}
+
+/// Standard padded base64 (Go's `StdEncoding.EncodeToString`).
+pub fn encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let bits = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(bits >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        for text in ["", "f", "fo", "foo", "foob", "fooba", "foobar"] {
+            let encoded = encode(text.as_bytes());
+            assert_eq!(decode_go(encoded.as_bytes()).unwrap(), text.as_bytes());
+            assert_eq!(validate_go(encoded.as_bytes()).unwrap(), text.len());
+        }
+        assert_eq!(encode(b"hello world"), "aGVsbG8gd29ybGQ=");
+    }
+
+    #[test]
+    fn go_error_offsets() {
+        let cases: &[(&str, usize)] = &[
+            ("!!", 0),
+            ("abc!", 3),
+            ("a", 0),
+            ("abc", 0),
+            ("ab=", 3),
+            ("a===", 1),
+            ("ab==x", 4),
+            ("=", 0),
+        ];
+        for (input, offset) in cases {
+            assert_eq!(decode_go(input.as_bytes()), Err(CorruptInput(*offset)), "{input}");
+            assert!(validate_go(input.as_bytes()).is_err(), "{input}");
+        }
+    }
+
+    #[test]
+    fn newlines_are_skipped() {
+        assert_eq!(decode_go(b"aGVs\nbG8=\r\n").unwrap(), b"hello");
+    }
+}

@@ -1,0 +1,230 @@
+//! JSON writers with Go `encoding/json` bytes: compact or indented, with or
+//! without HTML escaping, numbers written with their exact text. Also Go's
+//! `%q` string quoting used in upstream messages.
+
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// Appends `s` as a Go JSON string literal.
+pub fn write_string(s: &str, out: &mut String, escape_html: bool) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            b'<' if escape_html => Some("\\u003c"),
+            b'>' if escape_html => Some("\\u003e"),
+            b'&' if escape_html => Some("\\u0026"),
+            _ => None,
+        };
+        if let Some(escape) = escape {
+            out.push_str(&s[start..i]);
+            out.push_str(escape);
+            start = i + 1;
+        } else if b < 0x20 {
+            out.push_str(&s[start..i]);
+            let _ = write!(out, "\\u{b:04x}");
+            start = i + 1;
+        } else if b == 0xE2
+            // U+2028 and U+2029 (E2 80 A8/A9) are always escaped by Go.
+            && bytes.get(i + 1) == Some(&0x80)
+            && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9))
+        {
+            out.push_str(&s[start..i]);
+            out.push_str(if bytes[i + 2] == 0xA8 { "\\u2028" } else { "\\u2029" });
+            start = i + 3;
+        }
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Appends the compact encoding of `value` (Go `json.Marshal`; keys in map order).
+pub fn write_compact(value: &Value, out: &mut String, escape_html: bool) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::String(s) => write_string(s, out, escape_html),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_compact(item, out, escape_html);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(k, out, escape_html);
+                out.push(':');
+                write_compact(v, out, escape_html);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// An indenting writer with Go `json.Indent` layout (`": "`, empty `[]`/`{}`).
+pub struct Pretty<'a> {
+    pub out: &'a mut String,
+    pub indent: &'static str,
+    pub escape_html: bool,
+}
+
+impl Pretty<'_> {
+    pub fn newline(&mut self, depth: usize) {
+        self.out.push('\n');
+        for _ in 0..depth {
+            self.out.push_str(self.indent);
+        }
+    }
+
+    pub fn value(&mut self, value: &Value, depth: usize) {
+        match value {
+            Value::Array(items) if !items.is_empty() => {
+                self.out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.newline(depth + 1);
+                    self.value(item, depth + 1);
+                }
+                self.newline(depth);
+                self.out.push(']');
+            }
+            Value::Object(map) if !map.is_empty() => {
+                self.out.push('{');
+                for (i, (k, v)) in map.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.newline(depth + 1);
+                    self.key(k);
+                    self.value(v, depth + 1);
+                }
+                self.newline(depth);
+                self.out.push('}');
+            }
+            other => write_compact(other, self.out, self.escape_html),
+        }
+    }
+
+    pub fn key(&mut self, key: &str) {
+        write_string(key, self.out, self.escape_html);
+        self.out.push_str(": ");
+    }
+
+    pub fn string(&mut self, s: &str) {
+        write_string(s, self.out, self.escape_html);
+    }
+}
+
+/// Go's `%q` / `strconv.Quote`: printable characters kept, others escaped.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if is_go_printable(c) => out.push(c),
+            c if (c as u32) < 0x80 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) <= 0xFFFF => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// An approximation of Go's `strconv.IsPrint` good for the characters that
+/// appear in catalogs: controls, separators other than space, and format
+/// characters are not printable.
+fn is_go_printable(c: char) -> bool {
+    let u = c as u32;
+    if u < 0x20 || u == 0x7f || (0x80..0xa0).contains(&u) {
+        return false;
+    }
+    if c == ' ' {
+        return true;
+    }
+    !(c.is_whitespace()
+        || matches!(u, 0xad | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x2064 | 0xfeff)
+        || (0xd800..=0xdfff).contains(&u)
+        || (0xe000..=0xf8ff).contains(&u))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compact(v: &Value, html: bool) -> String {
+        let mut s = String::new();
+        write_compact(v, &mut s, html);
+        s
+    }
+
+    #[test]
+    fn strings_escape_like_go() {
+        let v = Value::String("a<b>&\"\\\n\u{1}\u{2028}é".to_string());
+        assert_eq!(compact(&v, false), r#""a<b>&\"\\\n\u0001\u2028é""#);
+        assert_eq!(
+            compact(&v, true),
+            r#""a\u003cb\u003e\u0026\"\\\n\u0001\u2028é""#
+        );
+    }
+
+    #[test]
+    fn numbers_keep_their_text() {
+        let v: Value = serde_json::from_str(r#"{"a":1.50,"b":12345678901234567890,"c":1e3}"#).unwrap();
+        assert_eq!(compact(&v, false), r#"{"a":1.50,"b":12345678901234567890,"c":1e3}"#);
+    }
+
+    #[test]
+    fn pretty_layout() {
+        let v: Value = serde_json::from_str(r#"{"a":[],"b":{},"c":[1,{"d":null}]}"#).unwrap();
+        let mut out = String::new();
+        Pretty { out: &mut out, indent: "    ", escape_html: false }.value(&v, 0);
+        assert_eq!(
+            out,
+            "{\n    \"a\": [],\n    \"b\": {},\n    \"c\": [\n        1,\n        {\n            \"d\": null\n        }\n    ]\n}"
+        );
+    }
+
+    #[test]
+    fn go_quote_matches_strconv() {
+        assert_eq!(go_quote("foo"), "\"foo\"");
+        assert_eq!(go_quote("a\"b\n"), "\"a\\\"b\\n\"");
+        assert_eq!(go_quote("é\u{1}"), "\"é\\x01\"");
+    }
+}

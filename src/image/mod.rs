@@ -1,0 +1,3 @@
+//! Container images: references (parsing and normalisation).
+
+pub mod reference;

@@ -1,0 +1,22 @@
+//! The only place that writes to the terminal: data to stdout, messages to
+//! stderr.
+#![expect(clippy::print_stderr, reason = "this module owns terminal output")]
+
+use std::io::Write as _;
+
+/// Writes data to stdout (locked, buffered by the caller) and flushes it.
+pub fn stdout(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()
+}
+
+/// Prints a failure as `Error: <message>`.
+pub fn error(message: &str) {
+    eprintln!("Error: {message}");
+}
+
+/// Prints a warning line.
+pub fn warning(message: &str) {
+    eprintln!("warning: {message}");
+}
