@@ -83,7 +83,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.Dockerfile");
         write_new_file(&path, b"one").unwrap();
-        assert!(matches!(write_new_file(&path, b"two"), Err(WriteError::Exists { .. })));
+        assert!(matches!(
+            write_new_file(&path, b"two"),
+            Err(WriteError::Exists { .. })
+        ));
         assert_eq!(std::fs::read(&path).unwrap(), b"one");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }

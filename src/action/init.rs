@@ -28,6 +28,8 @@ pub enum InitError {
         #[source]
         source: std::io::Error,
     },
+    #[error("detect icon mediatype: Empty buffer")]
+    EmptyIcon,
     #[error("detected invalid type {}: not an image", go_quote(.mime))]
     NotAnImage { mime: String },
 }
@@ -37,12 +39,11 @@ impl Init {
         let description = if self.description_path.is_empty() {
             String::new()
         } else {
-            let bytes = std::fs::read(&self.description_path).map_err(|source| {
-                InitError::Description {
+            let bytes =
+                std::fs::read(&self.description_path).map_err(|source| InitError::Description {
                     path: self.description_path.clone(),
                     source,
-                }
-            })?;
+                })?;
             String::from_utf8_lossy(&bytes).into_owned()
         };
         let icon = if self.icon_path.is_empty() {
@@ -52,6 +53,9 @@ impl Init {
                 path: self.icon_path.clone(),
                 source,
             })?;
+            if data.is_empty() {
+                return Err(InitError::EmptyIcon);
+            }
             let mime = super::icon::detect_mime(&data);
             if !mime.starts_with("image/") {
                 return Err(InitError::NotAnImage {

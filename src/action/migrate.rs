@@ -85,9 +85,10 @@ fn bundle_object_to_csv_metadata(bundle: &mut Bundle) {
         return;
     };
     bundle.properties.retain(|p| p.kind != BUNDLE_OBJECT);
-    bundle
-        .properties
-        .push(Property::new(CSV_METADATA, property::csv_metadata::csv_metadata(&csv)));
+    bundle.properties.push(Property::new(
+        CSV_METADATA,
+        property::csv_metadata::csv_metadata(&csv),
+    ));
 }
 
 #[cfg(test)]

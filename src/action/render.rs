@@ -125,7 +125,8 @@ impl Render {
     }
 
     fn render_bundle_dir(&self, reference: &str) -> Result<Bundle, String> {
-        let parsed = crate::bundle::ParsedBundle::parse(Path::new(reference)).map_err(|e| e.to_string())?;
+        let parsed =
+            crate::bundle::ParsedBundle::parse(Path::new(reference)).map_err(|e| e.to_string())?;
         let image = match &self.image_ref_template {
             None => String::new(),
             Some(template) => template.execute(&parsed.template_fields()).map_err(|e| {
@@ -144,8 +145,9 @@ impl Render {
 fn post_process(bundle: &mut Bundle) {
     let is_object = |kind: &str| kind == BUNDLE_OBJECT || kind == CSV_METADATA;
     if bundle.properties.iter().any(|p| is_object(&p.kind)) {
-        let (objects, mut rest): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut bundle.properties).into_iter().partition(|p| is_object(&p.kind));
+        let (objects, mut rest): (Vec<_>, Vec<_>) = std::mem::take(&mut bundle.properties)
+            .into_iter()
+            .partition(|p| is_object(&p.kind));
         rest.extend(objects);
         bundle.properties = rest;
     }

@@ -46,7 +46,9 @@ impl ImageRefTemplate {
             match field {
                 Some(field) => parts.push(Part::Field(field.to_string())),
                 None if inner.is_empty() => {
-                    return Err(format!("template: {NAME}:{line}: missing value for command"))
+                    return Err(format!(
+                        "template: {NAME}:{line}: missing value for command"
+                    ))
                 }
                 None => {
                     return Err(format!(
@@ -100,17 +102,26 @@ mod tests {
 
     #[test]
     fn fields_are_substituted() {
-        let t = ImageRefTemplate::parse("quay.io/example/{{.Package}}-bundle:v{{ .Version }}").unwrap();
-        assert_eq!(t.execute(&fields()).unwrap(), "quay.io/example/foo-bundle:v0.2.0");
+        let t =
+            ImageRefTemplate::parse("quay.io/example/{{.Package}}-bundle:v{{ .Version }}").unwrap();
+        assert_eq!(
+            t.execute(&fields()).unwrap(),
+            "quay.io/example/foo-bundle:v0.2.0"
+        );
         let t = ImageRefTemplate::parse("fixed:latest").unwrap();
         assert_eq!(t.execute(&fields()).unwrap(), "fixed:latest");
     }
 
     #[test]
     fn errors() {
-        assert!(ImageRefTemplate::parse("quay.io/{{.Package").unwrap_err().contains("unclosed action"));
+        assert!(ImageRefTemplate::parse("quay.io/{{.Package")
+            .unwrap_err()
+            .contains("unclosed action"));
         assert!(ImageRefTemplate::parse("{{}}").is_err());
         let t = ImageRefTemplate::parse("quay.io/{{.Nope}}:1").unwrap();
-        assert!(t.execute(&fields()).unwrap_err().contains("can't evaluate field Nope"));
+        assert!(t
+            .execute(&fields())
+            .unwrap_err()
+            .contains("can't evaluate field Nope"));
     }
 }

@@ -5,7 +5,8 @@
 
 use clap::{Args, Parser, Subcommand};
 
-const ROOT_LONG: &str = "CLI to interact with operator-registry and build indexes of operator content.
+const ROOT_LONG: &str =
+    "CLI to interact with operator-registry and build indexes of operator content.
 
 To view help related to alpha features, set HELP_ALPHA=true in the environment.";
 

@@ -35,7 +35,6 @@ pub(super) fn run(args: DockerfileArgs) -> anyhow::Result<ExitStatus> {
         builder_image,
         extra_labels,
     };
-    let written = generate.run()?;
-    let _ = written;
+    generate.run()?;
     Ok(ExitStatus::Success)
 }

@@ -12,9 +12,12 @@ use anyhow::bail;
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
     let Cli { global, command } = cli;
-    check_transport_flags(&global)?;
     match command {
-        Command::Render(args) => render::run(args),
+        Command::Render(args) => {
+            // Upstream checks these where it builds a registry client.
+            check_transport_flags(&global)?;
+            render::run(args)
+        }
         Command::Validate(args) => validate::run(args),
         Command::Generate(args) => match args.command {
             GenerateCommand::Dockerfile(args) => dockerfile::run(args),

@@ -76,7 +76,8 @@ fn result_json(message: Option<&str>) -> String {
     w.out.push('{');
     w.newline(1);
     w.key("passed");
-    w.out.push_str(if message.is_none() { "true" } else { "false" });
+    w.out
+        .push_str(if message.is_none() { "true" } else { "false" });
     if let Some(message) = message {
         w.out.push(',');
         w.newline(1);

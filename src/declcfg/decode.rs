@@ -54,7 +54,8 @@ pub fn decode_blob(
     };
     let prefix = if from_yaml { YAML_PREFIX } else { "" };
     check_folded_duplicates(&map).map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
-    let schema = meta_string(&map, "schema").map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
+    let schema =
+        meta_string(&map, "schema").map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
     let package =
         meta_string(&map, "package").map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
     let name = meta_string(&map, "name").map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
@@ -109,7 +110,10 @@ fn fold(key: &str) -> String {
 
 /// Upstream rejects any two top-level keys equal under case folding.
 fn check_folded_duplicates(map: &Map<String, Value>) -> Result<(), String> {
-    if map.keys().all(|k| k.bytes().all(|b| !b.is_ascii_uppercase()) && k.is_ascii()) {
+    if map
+        .keys()
+        .all(|k| k.bytes().all(|b| !b.is_ascii_uppercase()) && k.is_ascii())
+    {
         // All keys already folded and unique: the common case, no allocation.
         return Ok(());
     }
@@ -215,11 +219,7 @@ fn type_error(value: &Value, field: &Field<'_>) -> String {
     )
 }
 
-fn string_field(
-    map: &mut Map<String, Value>,
-    name: &str,
-    path: &str,
-) -> Result<String, String> {
+fn string_field(map: &mut Map<String, Value>, name: &str, path: &str) -> Result<String, String> {
     match take(map, name) {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s),
@@ -253,10 +253,7 @@ fn object_item(value: Value, field: &Field<'_>) -> Result<Option<Map<String, Val
     }
 }
 
-fn properties_field(
-    map: &mut Map<String, Value>,
-    owner: &str,
-) -> Result<Vec<Property>, String> {
+fn properties_field(map: &mut Map<String, Value>, owner: &str) -> Result<Vec<Property>, String> {
     let path = format!("{owner}.properties");
     let items = array_field(
         map,
@@ -530,7 +527,10 @@ mod tests {
         assert!(err(json!([1, 2]), false).starts_with(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array"
         ));
-        assert_eq!(err(Value::Null, true), "object '' is missing root schema field");
+        assert_eq!(
+            err(Value::Null, true),
+            "object '' is missing root schema field"
+        );
     }
 
     #[test]

@@ -62,9 +62,10 @@ pub fn catalog_files(root: &Path, display_root: &str) -> Result<Vec<(PathBuf, St
         .sort_by(|a, b| a.file_name().cmp(b.file_name()));
     for entry in walker {
         let entry = entry.map_err(|e| {
-            let path = e
-                .path()
-                .map_or_else(|| display_root.to_string(), |p| display_path(root, p, display_root));
+            let path = e.path().map_or_else(
+                || display_root.to_string(),
+                |p| display_path(root, p, display_root),
+            );
             let message = match e.io_error() {
                 Some(io) => format!("open {path}: {}", io_message(io)),
                 None => e.to_string(),
@@ -234,7 +235,9 @@ fn parse_files_parallel(files: &[(PathBuf, String)]) -> Vec<Result<Vec<Blob>, Fi
             .collect();
         for worker in workers {
             // A worker only panics on a programmer error; surface it.
-            let done = worker.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            let done = worker
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
             for (i, result) in done {
                 slots[i] = Some(result);
             }

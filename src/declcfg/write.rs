@@ -3,8 +3,8 @@
 //! JSON with 4-space indentation and typed key order, and go-yaml v2 style YAML.
 
 use super::{
-    Blob, Bundle, Channel, DeclarativeConfig, Deprecation, Meta, Package, Property,
-    SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE,
+    Blob, Bundle, Channel, DeclarativeConfig, Deprecation, Meta, Package, Property, SCHEMA_BUNDLE,
+    SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE,
 };
 use crate::encoding::json::Pretty;
 use crate::encoding::{base64, yaml_write};

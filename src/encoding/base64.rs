@@ -153,7 +153,11 @@ mod tests {
             ("=", 0),
         ];
         for (input, offset) in cases {
-            assert_eq!(decode_go(input.as_bytes()), Err(CorruptInput(*offset)), "{input}");
+            assert_eq!(
+                decode_go(input.as_bytes()),
+                Err(CorruptInput(*offset)),
+                "{input}"
+            );
             assert!(validate_go(input.as_bytes()).is_err(), "{input}");
         }
     }

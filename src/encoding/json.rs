@@ -38,7 +38,11 @@ pub fn write_string(s: &str, out: &mut String, escape_html: bool) {
             && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9))
         {
             out.push_str(&s[start..i]);
-            out.push_str(if bytes[i + 2] == 0xA8 { "\\u2028" } else { "\\u2029" });
+            out.push_str(if bytes[i + 2] == 0xA8 {
+                "\\u2028"
+            } else {
+                "\\u2029"
+            });
             start = i + 3;
         }
     }
@@ -46,14 +50,22 @@ pub fn write_string(s: &str, out: &mut String, escape_html: bool) {
     out.push('"');
 }
 
+/// Appends a number's text. The parser keeps every digit but spells an
+/// exponent as `e+N`; `e+` is written back as `e`, the common spelling.
+pub fn write_number(n: &serde_json::Number, out: &mut String) {
+    let start = out.len();
+    let _ = write!(out, "{n}");
+    if let Some(at) = out[start..].find("e+") {
+        out.remove(start + at + 1);
+    }
+}
+
 /// Appends the compact encoding of `value` (Go `json.Marshal`; keys in map order).
 pub fn write_compact(value: &Value, out: &mut String, escape_html: bool) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let _ = write!(out, "{n}");
-        }
+        Value::Number(n) => write_number(n, out),
         Value::String(s) => write_string(s, out, escape_html),
         Value::Array(items) => {
             out.push('[');
@@ -136,7 +148,9 @@ impl Pretty<'_> {
     }
 }
 
-/// Go's `%q` / `strconv.Quote`: printable characters kept, others escaped.
+/// Go's `%q` formatting of a string (`strconv.Quote`): double quotes, `\"` and `\\`, the C
+/// escapes for control characters, `\xHH` for other ASCII controls, `\uHHHH`/`\UHHHHHHHH`
+/// for non-printable characters; printable Unicode is kept as is.
 pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -144,44 +158,72 @@ pub fn go_quote(s: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
             '\u{7}' => out.push_str("\\a"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
             '\u{b}' => out.push_str("\\v"),
             c if is_go_printable(c) => out.push(c),
-            c if (c as u32) < 0x80 => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
             }
-            c if (c as u32) <= 0xFFFF => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\U{:08x}", c as u32);
-            }
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
         }
     }
     out.push('"');
     out
 }
 
-/// An approximation of Go's `strconv.IsPrint` good for the characters that
-/// appear in catalogs: controls, separators other than space, and format
-/// characters are not printable.
+/// Go `strconv.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space.
+/// Without Unicode tables this excludes the control, format, separator, private-use and
+/// noncharacter code points; code points unassigned in Unicode are treated as printable, a
+/// difference that can only change how such a character is escaped in an error message.
 fn is_go_printable(c: char) -> bool {
-    let u = c as u32;
-    if u < 0x20 || u == 0x7f || (0x80..0xa0).contains(&u) {
-        return false;
-    }
-    if c == ' ' {
+    let cp = c as u32;
+    if (0x20..0x7f).contains(&cp) {
         return true;
     }
-    !(c.is_whitespace()
-        || matches!(u, 0xad | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x2064 | 0xfeff)
-        || (0xd800..=0xdfff).contains(&u)
-        || (0xe000..=0xf8ff).contains(&u))
+    if cp < 0x20 || (0x7f..0xa0).contains(&cp) {
+        return false;
+    }
+    if c.is_whitespace() {
+        return false;
+    }
+    const NOT_PRINTABLE: &[(u32, u32)] = &[
+        (0x00AD, 0x00AD),
+        (0x0600, 0x0605),
+        (0x061C, 0x061C),
+        (0x06DD, 0x06DD),
+        (0x070F, 0x070F),
+        (0x0890, 0x0891),
+        (0x08E2, 0x08E2),
+        (0x180E, 0x180E),
+        (0x200B, 0x200F),
+        (0x202A, 0x202E),
+        (0x2060, 0x2064),
+        (0x2066, 0x206F),
+        (0xD800, 0xF8FF),
+        (0xFDD0, 0xFDEF),
+        (0xFEFF, 0xFEFF),
+        (0xFFF9, 0xFFFB),
+        (0x110BD, 0x110BD),
+        (0x110CD, 0x110CD),
+        (0x13430, 0x1343F),
+        (0x1BCA0, 0x1BCA3),
+        (0x1D173, 0x1D17A),
+        (0xE0001, 0xE0001),
+        (0xE0020, 0xE007F),
+        (0xF0000, 0x10FFFF),
+    ];
+    if (cp & 0xFFFE) == 0xFFFE {
+        return false;
+    }
+    !NOT_PRINTABLE
+        .iter()
+        .any(|&(lo, hi)| (lo..=hi).contains(&cp))
 }
 
 #[cfg(test)]
@@ -206,15 +248,24 @@ mod tests {
 
     #[test]
     fn numbers_keep_their_text() {
-        let v: Value = serde_json::from_str(r#"{"a":1.50,"b":12345678901234567890,"c":1e3}"#).unwrap();
-        assert_eq!(compact(&v, false), r#"{"a":1.50,"b":12345678901234567890,"c":1e3}"#);
+        let v: Value =
+            serde_json::from_str(r#"{"a":1.50,"b":12345678901234567890,"c":1e3}"#).unwrap();
+        assert_eq!(
+            compact(&v, false),
+            r#"{"a":1.50,"b":12345678901234567890,"c":1e3}"#
+        );
     }
 
     #[test]
     fn pretty_layout() {
         let v: Value = serde_json::from_str(r#"{"a":[],"b":{},"c":[1,{"d":null}]}"#).unwrap();
         let mut out = String::new();
-        Pretty { out: &mut out, indent: "    ", escape_html: false }.value(&v, 0);
+        Pretty {
+            out: &mut out,
+            indent: "    ",
+            escape_html: false,
+        }
+        .value(&v, 0);
         assert_eq!(
             out,
             "{\n    \"a\": [],\n    \"b\": {},\n    \"c\": [\n        1,\n        {\n            \"d\": null\n        }\n    ]\n}"

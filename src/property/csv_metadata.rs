@@ -1,2 +1,4 @@
 // STUB
-pub fn csv_metadata(_csv: &serde_json::Value) -> serde_json::Value { serde_json::Value::Null }
+pub fn csv_metadata(_csv: &serde_json::Value) -> serde_json::Value {
+    serde_json::Value::Null
+}

@@ -42,9 +42,11 @@ pub fn bundle_object_base64(value: Option<&Value>) -> Result<&str, String> {
             ))
         }
     };
-    let data = map
-        .get("data")
-        .or_else(|| map.iter().find(|(k, _)| k.eq_ignore_ascii_case("data")).map(|(_, v)| v));
+    let data = map.get("data").or_else(|| {
+        map.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("data"))
+            .map(|(_, v)| v)
+    });
     match data {
         None | Some(Value::Null) => Ok(""),
         Some(Value::String(text)) => Ok(text),

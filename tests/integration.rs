@@ -1,0 +1,11 @@
+//! The only integration-test binary: runs the built `opm` on temporary
+//! directories and checks exit codes, stdout and stderr.
+
+mod util;
+
+mod cli;
+mod dockerfile;
+mod init;
+mod malformed;
+mod render;
+mod validate;

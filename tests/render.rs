@@ -1,0 +1,149 @@
+use crate::util::Test;
+
+const CATALOG: &str = "schema: olm.package
+name: foo
+defaultChannel: stable
+---
+schema: olm.channel
+name: stable
+package: foo
+entries:
+- name: foo.v0.1.0
+---
+schema: olm.bundle
+name: foo.v0.1.0
+package: foo
+image: quay.io/example/foo-bundle:v0.1.0
+properties:
+- type: olm.package
+  value: {packageName: foo, version: 0.1.0}
+";
+
+#[test]
+fn render_catalog_dir_as_json() {
+    let out = Test::new()
+        .file("catalog/foo/index.yaml", CATALOG)
+        .args(["render", "catalog"])
+        .run()
+        .success();
+    assert_eq!(
+        out.stdout,
+        r#"{
+    "schema": "olm.package",
+    "name": "foo",
+    "defaultChannel": "stable"
+}
+{
+    "schema": "olm.channel",
+    "name": "stable",
+    "package": "foo",
+    "entries": [
+        {
+            "name": "foo.v0.1.0"
+        }
+    ]
+}
+{
+    "schema": "olm.bundle",
+    "name": "foo.v0.1.0",
+    "package": "foo",
+    "image": "quay.io/example/foo-bundle:v0.1.0",
+    "properties": [
+        {
+            "type": "olm.package",
+            "value": {
+                "packageName": "foo",
+                "version": "0.1.0"
+            }
+        }
+    ]
+}
+"#
+    );
+}
+
+#[test]
+fn render_catalog_dir_as_yaml() {
+    let out = Test::new()
+        .file("catalog/foo/index.yaml", CATALOG)
+        .args(["render", "catalog", "-o", "yaml"])
+        .run()
+        .success();
+    assert_eq!(
+        out.stdout,
+        "---
+defaultChannel: stable
+name: foo
+schema: olm.package
+---
+entries:
+- name: foo.v0.1.0
+name: stable
+package: foo
+schema: olm.channel
+---
+image: quay.io/example/foo-bundle:v0.1.0
+name: foo.v0.1.0
+package: foo
+properties:
+- type: olm.package
+  value:
+    packageName: foo
+    version: 0.1.0
+schema: olm.bundle
+"
+    );
+}
+
+#[test]
+fn render_output_is_identical_across_runs() {
+    let test = || {
+        Test::new()
+            .copy("testdata/fbc/example", "catalog")
+            .args(["render", "catalog"])
+            .run()
+            .success()
+            .stdout
+    };
+    let first = test();
+    assert!(first.contains("\"schema\": \"olm.deprecations\""));
+    assert!(!first.contains("README"));
+    assert_eq!(first, test());
+}
+
+#[test]
+fn render_empty_directory_prints_nothing() {
+    let out = Test::new()
+        .dir("catalog")
+        .args(["render", "catalog"])
+        .run()
+        .success();
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn render_unknown_output_is_refused_before_reading() {
+    Test::new()
+        .args(["render", "missing", "-o", "xml"])
+        .run()
+        .failure(&[r#"invalid --output value "xml", expected (json|yaml)"#]);
+}
+
+#[test]
+fn render_missing_path_is_an_image_reference_not_yet_supported() {
+    Test::new()
+        .args(["render", "quay.io/example/catalog:latest"])
+        .run()
+        .failure(&[r#"render reference "quay.io/example/catalog:latest": rendering images is not supported yet"#]);
+}
+
+#[test]
+fn render_migrate_flags_conflict() {
+    Test::new()
+        .dir("catalog")
+        .args(["render", "catalog", "--migrate", "--migrate-level", "none"])
+        .run()
+        .failure(&[
+            "if any flags in the group [migrate migrate-level] are set none of the others can be",
+        ]);
+}

@@ -1,0 +1,129 @@
+//! A small builder that writes files into a temporary directory, runs `opm`
+//! there and returns what it printed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct Test {
+    dir: tempfile::TempDir,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub dir: PathBuf,
+    // Keeps the directory alive while the output is inspected.
+    _dir: tempfile::TempDir,
+}
+
+impl Test {
+    pub fn new() -> Test {
+        Test {
+            dir: tempfile::tempdir().expect("temporary directory"),
+            args: Vec::new(),
+            env: Vec::new(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes `contents` at `relative` (parents created).
+    pub fn file(self, relative: &str, contents: impl AsRef<[u8]>) -> Test {
+        let path = self.dir.path().join(relative);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("create parents");
+        std::fs::write(&path, contents).expect("write fixture");
+        self
+    }
+
+    pub fn dir(self, relative: &str) -> Test {
+        std::fs::create_dir_all(self.dir.path().join(relative)).expect("create dir");
+        self
+    }
+
+    /// Copies a directory tree from the repository (e.g. `testdata/fbc/x`) to `relative`.
+    pub fn copy(self, from: &str, relative: &str) -> Test {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(from);
+        copy_tree(&source, &self.dir.path().join(relative));
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Test
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: &str) -> Test {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    pub fn run(self) -> Output {
+        let output = Command::new(env!("CARGO_BIN_EXE_opm"))
+            .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .current_dir(self.dir.path())
+            .output()
+            .expect("run opm");
+        Output {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            dir: self.dir.path().to_path_buf(),
+            _dir: self.dir,
+        }
+    }
+}
+
+impl Output {
+    pub fn success(self) -> Output {
+        assert_eq!(self.code, 0, "expected success; stderr:\n{}", self.stderr);
+        self
+    }
+
+    /// Exit 1, no panic, and every fragment in stderr.
+    pub fn failure(self, fragments: &[&str]) -> Output {
+        assert_eq!(
+            self.code, 1,
+            "expected exit 1; stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        assert!(!self.stderr.contains("panicked"), "panic:\n{}", self.stderr);
+        for fragment in fragments {
+            assert!(
+                self.stderr.contains(fragment),
+                "stderr lacks {fragment:?}:\n{}",
+                self.stderr
+            );
+        }
+        self
+    }
+
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.dir.join(relative)).expect("read output file")
+    }
+
+    pub fn exists(&self, relative: &str) -> bool {
+        self.dir.join(relative).symlink_metadata().is_ok()
+    }
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk fixture");
+        let target = to.join(entry.path().strip_prefix(from).expect("prefix"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("create dir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy file");
+        }
+    }
+}
