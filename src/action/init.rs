@@ -63,7 +63,7 @@ impl Init {
                 });
             }
             Some(Icon {
-                data: Some(data),
+                base64: Some(crate::encoding::base64::encode(&data)),
                 media_type: mime.to_string(),
             })
         };

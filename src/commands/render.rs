@@ -2,7 +2,7 @@ use crate::action::migrate::MigrationLevel;
 use crate::action::render::Render;
 use crate::action::template::ImageRefTemplate;
 use crate::cli::RenderArgs;
-use crate::declcfg::write::{sorted_blobs, write_blob};
+use crate::declcfg::write::{sorted_blobs, write_blobs};
 use crate::ExitStatus;
 use anyhow::bail;
 
@@ -54,15 +54,9 @@ pub(super) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
             bail!(message);
         }
     };
-    // Write in chunks so a large catalog never sits twice in memory.
-    let mut buffer = String::with_capacity(1 << 20);
-    for blob in sorted_blobs(config) {
-        write_blob(&blob, format, &mut buffer);
-        if buffer.len() >= 1 << 20 {
-            crate::output::stdout(buffer.as_bytes())?;
-            buffer.clear();
-        }
-    }
-    crate::output::stdout(buffer.as_bytes())?;
+    let blobs = sorted_blobs(config);
+    write_blobs(&blobs, format, |text| {
+        crate::output::stdout(text.as_bytes())
+    })?;
     Ok(ExitStatus::Success)
 }

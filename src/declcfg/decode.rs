@@ -293,7 +293,7 @@ fn decode_package(map: &mut Map<String, Value>, origin: Option<Origin>) -> Resul
             let data = match take(&mut icon, "base64data") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(text)) => {
-                    Some(base64::decode_go(text.as_bytes()).map_err(|e| e.to_string())?)
+                    Some(base64::canonical_go(text).map_err(|e| e.to_string())?)
                 }
                 Some(other) => {
                     return Err(type_error(
@@ -306,7 +306,10 @@ fn decode_package(map: &mut Map<String, Value>, origin: Option<Origin>) -> Resul
                 }
             };
             let media_type = string_field(&mut icon, "mediatype", "Package.icon.mediatype")?;
-            Some(Icon { data, media_type })
+            Some(Icon {
+                base64: data,
+                media_type,
+            })
         }
         Some(other) => {
             return Err(type_error(

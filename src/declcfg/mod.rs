@@ -51,8 +51,9 @@ impl Property {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Icon {
-    /// Decoded image bytes; `None` when `base64data` was absent or null.
-    pub data: Option<Vec<u8>>,
+    /// The image as canonical padded base64 (upstream decodes and re-encodes
+    /// it); `None` when `base64data` was absent or null.
+    pub base64: Option<String>,
     pub media_type: String,
 }
 

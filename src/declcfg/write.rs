@@ -7,7 +7,7 @@ use super::{
     SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE,
 };
 use crate::encoding::json::Pretty;
-use crate::encoding::{base64, yaml_write};
+use crate::encoding::yaml_write;
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,8 +204,8 @@ fn json_package(p: &Package, w: &mut Pretty<'_>) {
     if let Some(icon) = &p.icon {
         let w = o.key("icon");
         let mut i = Object::open(w, 1);
-        match &icon.data {
-            Some(data) => i.string("base64data", &base64::encode(data)),
+        match &icon.base64 {
+            Some(data) => i.string("base64data", data),
             None => i.key("base64data").out.push_str("null"),
         }
         i.string("mediatype", &icon.media_type);
@@ -325,9 +325,7 @@ pub fn blob_to_value(blob: &Blob) -> Value {
                 let mut i = Map::new();
                 i.insert(
                     "base64data".into(),
-                    icon.data
-                        .as_ref()
-                        .map_or(Value::Null, |d| Value::String(base64::encode(d))),
+                    icon.base64.clone().map_or(Value::Null, Value::String),
                 );
                 i.insert("mediatype".into(), string(&icon.media_type));
                 m.insert("icon".into(), Value::Object(i));
@@ -424,4 +422,44 @@ pub fn blob_to_value(blob: &Blob) -> Value {
         Blob::Other(meta) => return meta.blob.clone(),
     }
     Value::Object(m)
+}
+
+/// Formats `blobs` on every core, handing the text to `sink` in order, a few
+/// megabytes at a time.
+pub fn write_blobs<E>(
+    blobs: &[Blob],
+    format: Format,
+    mut sink: impl FnMut(&str) -> Result<(), E>,
+) -> Result<(), E> {
+    const PER_WORKER: usize = 64;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .clamp(1, 8);
+    let format_all = |chunk: &[Blob]| {
+        let mut text = String::new();
+        for blob in chunk {
+            write_blob(blob, format, &mut text);
+        }
+        text
+    };
+    for round in blobs.chunks(PER_WORKER * threads) {
+        if threads == 1 || round.len() <= PER_WORKER {
+            sink(&format_all(round))?;
+            continue;
+        }
+        let texts: Vec<String> = std::thread::scope(|scope| {
+            let handles: Vec<_> = round
+                .chunks(PER_WORKER)
+                .map(|chunk| scope.spawn(move || format_all(chunk)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        for text in &texts {
+            sink(text)?;
+        }
+    }
+    Ok(())
 }

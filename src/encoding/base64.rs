@@ -7,14 +7,21 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 #[error("illegal base64 data at input byte {0}")]
 pub struct CorruptInput(pub usize);
 
+/// Symbol values; 0xFF for bytes outside the alphabet.
+const DECODE: [u8; 256] = {
+    let mut table = [0xFFu8; 256];
+    let mut i = 0;
+    while i < 64 {
+        table[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
 fn decode_symbol(byte: u8) -> Option<u8> {
-    match byte {
-        b'A'..=b'Z' => Some(byte - b'A'),
-        b'a'..=b'z' => Some(byte - b'a' + 26),
-        b'0'..=b'9' => Some(byte - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
+    match DECODE[byte as usize] {
+        0xFF => None,
+        symbol => Some(symbol),
     }
 }
 
@@ -95,14 +102,32 @@ pub fn decode_go(src: &[u8]) -> Result<Vec<u8>, CorruptInput> {
 /// Checks `src` decodes, without keeping the bytes; returns the decoded length.
 pub fn validate_go(src: &[u8]) -> Result<usize, CorruptInput> {
     // Fast path: a plain, newline-free, well-padded string is checked in place.
-    if src.len() % 4 == 0 && src.iter().all(|&b| decode_symbol(b).is_some() || b == b'=') {
-        let body = src.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
-        let padding = src.len() - body;
-        if padding <= 2 && !src[..body].contains(&b'=') && (padding == 0 || body % 4 != 1) {
-            return Ok(src.len() / 4 * 3 - padding);
-        }
+    let body = src.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
+    let padding = src.len() - body;
+    if src.len() % 4 == 0 && padding <= 2 && src[..body].iter().all(|&b| DECODE[b as usize] != 0xFF)
+    {
+        return Ok(src.len() / 4 * 3 - padding);
     }
     decode_go(src).map(|bytes| bytes.len())
+}
+
+/// The canonical encoding of what `text` decodes to (Go's decode then
+/// re-encode), without the round trip when `text` is already canonical.
+pub fn canonical_go(text: String) -> Result<String, CorruptInput> {
+    let bytes = text.as_bytes();
+    if validate_go(bytes).is_ok() && !bytes.contains(&b'\n') && !bytes.contains(&b'\r') {
+        // Canonical unless the last symbol carries non-zero unused bits.
+        let body = bytes.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
+        let unused_mask = match bytes.len() - body {
+            1 => 0b11,
+            2 => 0b1111,
+            _ => 0,
+        };
+        if body == 0 || DECODE[bytes[body - 1] as usize] & unused_mask == 0 {
+            return Ok(text);
+        }
+    }
+    decode_go(bytes).map(|data| encode(&data))
 }
 
 /// Standard padded base64 (Go's `StdEncoding.EncodeToString`).
@@ -160,6 +185,15 @@ mod tests {
             );
             assert!(validate_go(input.as_bytes()).is_err(), "{input}");
         }
+    }
+
+    #[test]
+    fn canonical_form() {
+        assert_eq!(canonical_go("aGVsbG8=".into()).unwrap(), "aGVsbG8=");
+        assert_eq!(canonical_go("aGVs\nbG8=".into()).unwrap(), "aGVsbG8=");
+        // Non-zero unused bits decode the same but re-encode differently.
+        assert_eq!(canonical_go("aGVsbG9=".into()).unwrap(), "aGVsbG8=");
+        assert!(canonical_go("no!".into()).is_err());
     }
 
     #[test]

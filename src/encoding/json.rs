@@ -5,46 +5,69 @@
 use serde_json::Value;
 use std::fmt::Write as _;
 
+/// Which bytes need attention when writing a JSON string: 1 = always
+/// escaped, 2 = escaped only with HTML escaping, 3 = maybe U+2028/U+2029.
+const ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        table[i] = 1;
+        i += 1;
+    }
+    table[b'"' as usize] = 1;
+    table[b'\\' as usize] = 1;
+    table[b'<' as usize] = 2;
+    table[b'>' as usize] = 2;
+    table[b'&' as usize] = 2;
+    table[0xE2] = 3;
+    table
+};
+
 /// Appends `s` as a Go JSON string literal.
 pub fn write_string(s: &str, out: &mut String, escape_html: bool) {
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: Option<&str> = match b {
-            b'"' => Some("\\\""),
-            b'\\' => Some("\\\\"),
-            b'\n' => Some("\\n"),
-            b'\r' => Some("\\r"),
-            b'\t' => Some("\\t"),
-            0x08 => Some("\\b"),
-            0x0c => Some("\\f"),
-            b'<' if escape_html => Some("\\u003c"),
-            b'>' if escape_html => Some("\\u003e"),
-            b'&' if escape_html => Some("\\u0026"),
-            _ => None,
-        };
-        if let Some(escape) = escape {
-            out.push_str(&s[start..i]);
-            out.push_str(escape);
-            start = i + 1;
-        } else if b < 0x20 {
-            out.push_str(&s[start..i]);
-            let _ = write!(out, "\\u{b:04x}");
-            start = i + 1;
-        } else if b == 0xE2
-            // U+2028 and U+2029 (E2 80 A8/A9) are always escaped by Go.
-            && bytes.get(i + 1) == Some(&0x80)
-            && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9))
-        {
-            out.push_str(&s[start..i]);
-            out.push_str(if bytes[i + 2] == 0xA8 {
-                "\\u2028"
-            } else {
-                "\\u2029"
-            });
-            start = i + 3;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let class = ESCAPE[b as usize];
+        if class == 0 || (class == 2 && !escape_html) {
+            i += 1;
+            continue;
         }
+        let (escape, width): (&str, usize) = match b {
+            b'"' => ("\\\"", 1),
+            b'\\' => ("\\\\", 1),
+            b'\n' => ("\\n", 1),
+            b'\r' => ("\\r", 1),
+            b'\t' => ("\\t", 1),
+            0x08 => ("\\b", 1),
+            0x0c => ("\\f", 1),
+            b'<' => ("\\u003c", 1),
+            b'>' => ("\\u003e", 1),
+            b'&' => ("\\u0026", 1),
+            // U+2028 and U+2029 (E2 80 A8/A9) are always escaped by Go.
+            0xE2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xA8) => {
+                ("\\u2028", 3)
+            }
+            0xE2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xA9) => {
+                ("\\u2029", 3)
+            }
+            0xE2 => {
+                i += 1;
+                continue;
+            }
+            _ => ("", 1),
+        };
+        out.push_str(&s[start..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escape);
+        }
+        i += width;
+        start = i;
     }
     out.push_str(&s[start..]);
     out.push('"');
