@@ -107,7 +107,7 @@ fn render_output_is_identical_across_runs() {
     };
     let first = test();
     assert!(first.contains("\"schema\": \"olm.deprecations\""));
-    assert!(!first.contains("README"));
+    assert!(!first.contains("excluded by `.indexignore`"));
     assert_eq!(first, test());
 }
 

@@ -126,17 +126,21 @@ impl Render {
 
     fn render_bundle_dir(&self, reference: &str) -> Result<Bundle, String> {
         let parsed =
-            crate::bundle::ParsedBundle::parse(Path::new(reference)).map_err(|e| e.to_string())?;
+            crate::bundle::parse_bundle_dir(Path::new(reference)).map_err(|e| e.to_string())?;
         let image = match &self.image_ref_template {
             None => String::new(),
-            Some(template) => template.execute(&parsed.template_fields()).map_err(|e| {
-                format!(
-                    "failed templating image reference from bundle for {}: {e}",
-                    go_quote(reference)
-                )
-            })?,
+            Some(template) => parsed
+                .template_fields()
+                .map_err(|e| e.to_string())
+                .and_then(|fields| template.execute(&fields))
+                .map_err(|e| {
+                    format!(
+                        "failed templating image reference from bundle for {}: {e}",
+                        go_quote(reference)
+                    )
+                })?,
         };
-        Ok(parsed.render(&image))
+        parsed.render(&image).map_err(|e| e.to_string())
     }
 }
 

@@ -14,13 +14,7 @@ enum Part {
     Field(String),
 }
 
-/// The values a template can refer to.
-#[derive(Debug, Clone, Default)]
-pub struct BundleFields {
-    pub package: String,
-    pub name: String,
-    pub version: String,
-}
+pub use crate::bundle::TemplateFields as BundleFields;
 
 const NAME: &str = "image-ref-template";
 

@@ -1,0 +1,789 @@
+//! Reading a bundle directory the way upstream's bundle parser does:
+//! manifests first (objects, the CSV, the CRDs and the owned-API check), then
+//! the metadata files, then the derived properties.
+
+use super::gojson::{self, field, go_marshal, sorted, type_error, RawDoc, RawProperty, Shape};
+use super::{BundleDirError, ParsedBundle};
+use crate::encoding::stream::{decode_documents, Document};
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
+
+const CSV_KIND: &str = "ClusterServiceVersion";
+const CRD_KIND: &str = "CustomResourceDefinition";
+const PACKAGE_KEY: &str = "operators.operatorframework.io.bundle.package.v1";
+const CHANNELS_KEY: &str = "operators.operatorframework.io.bundle.channels.v1";
+const DEFAULT_CHANNEL_KEY: &str = "operators.operatorframework.io.bundle.channel.default.v1";
+
+/// An API a bundle provides or requires. Field order is Go's, which is also
+/// the order Go's `fmt` sorts these map keys in.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct ApiKey {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+}
+
+impl std::fmt::Display for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/{}/{} ({})",
+            self.group, self.version, self.kind, self.plural
+        )
+    }
+}
+
+/// Reads and checks a bundle directory (upstream's bundle parser).
+pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
+    let (objects, csv_index) = read_manifests(&dir.join("manifests"))?;
+    let csv = &objects[csv_index];
+    // Upstream decodes the CRDs while looking up the CSV, so their errors
+    // come before anything about the CSV.
+    let provided_crds = crd_apis(&objects)?;
+    let name = string_at(csv, &["metadata", "name"]);
+    let provided = provided_apis(provided_crds, csv)
+        .and_then(|provided| {
+            check_owned_crds(csv, &provided)?;
+            Ok(provided)
+        })
+        .map_err(|e| {
+            BundleDirError::new(format!(
+                "error checking provided apis in bundle {name}: {e}"
+            ))
+        })?;
+
+    let meta = read_metadata(&dir.join("metadata"))?;
+    let annotations = meta
+        .annotations
+        .ok_or_else(|| BundleDirError::new("Could not find annotations file"))?;
+
+    let derived = derived_properties(csv, &annotations.package, &provided)
+        .map_err(|e| BundleDirError::new(format!("failed to derive properties: {e}")))?;
+    let mut properties = meta.properties;
+    properties.extend(derived);
+
+    Ok(ParsedBundle {
+        package: annotations.package,
+        name,
+        channels: if annotations.channels.is_empty() {
+            Vec::new()
+        } else {
+            annotations
+                .channels
+                .split(',')
+                .map(str::to_string)
+                .collect()
+        },
+        default_channel: annotations.default_channel,
+        csv_index,
+        objects,
+        properties: property_set(properties),
+        dependencies: meta.dependencies,
+        provided,
+    })
+}
+
+/// Directory entries sorted by name, as Go's `fs.ReadDir` returns them.
+fn sorted_entries(dir: &Path, label: &str) -> Result<Vec<std::fs::DirEntry>, BundleDirError> {
+    let read = std::fs::read_dir(dir)
+        .map_err(|e| BundleDirError::new(format!("open {label}: {}", io_text(&e))))?;
+    let mut entries: Vec<std::fs::DirEntry> = read.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    Ok(entries)
+}
+
+/// Go's wording of common I/O errors.
+fn io_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// The documents of one file as Go's decoder sees them; `None` when the file
+/// cannot be read or decoded (upstream skips it with a warning).
+fn read_documents(path: &Path) -> Option<Vec<RawDoc>> {
+    let bytes = std::fs::read(path).ok()?;
+    let docs = decode_documents(&bytes).ok()?;
+    Some(
+        docs.into_iter()
+            .map(|d| match d {
+                Document::Json(text) => RawDoc {
+                    text: text.to_string(),
+                    from_yaml: false,
+                },
+                Document::Yaml(value) => RawDoc {
+                    text: go_marshal(&value),
+                    from_yaml: true,
+                },
+            })
+            .collect(),
+    )
+}
+
+/// Whether a document decodes as a Kubernetes object: a JSON object whose
+/// `kind` is a non-empty string and whose `apiVersion` (if a string) has at
+/// most one `/` (otherwise upstream's object decoder reports a missing kind).
+fn is_object(v: &Value) -> bool {
+    let Value::Object(map) = v else { return false };
+    let kind_ok = matches!(map.get("kind"), Some(Value::String(k)) if !k.is_empty());
+    let api_ok = match map.get("apiVersion") {
+        Some(Value::String(a)) => a.matches('/').count() <= 1,
+        _ => true,
+    };
+    kind_ok && api_ok
+}
+
+fn kind_of(v: &Value) -> &str {
+    v.get("kind").and_then(Value::as_str).unwrap_or("")
+}
+
+fn api_version_of(v: &Value) -> &str {
+    v.get("apiVersion").and_then(Value::as_str).unwrap_or("")
+}
+
+/// Reads `manifests/`: every object of every regular, non-hidden file in
+/// name order, keeping only the first CSV.
+fn read_manifests(dir: &Path) -> Result<(Vec<Value>, usize), BundleDirError> {
+    let mut objects = Vec::new();
+    let mut csv_index = None;
+    for entry in sorted_entries(dir, "manifests")? {
+        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        let name = entry.file_name();
+        if is_dir || name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let Some(docs) = read_documents(&entry.path()) else {
+            continue;
+        };
+        for doc in docs {
+            let Ok(value) = serde_json::from_str::<Value>(&doc.text) else {
+                continue;
+            };
+            if !is_object(&value) {
+                continue;
+            }
+            if kind_of(&value) == CSV_KIND {
+                if csv_index.is_some() {
+                    continue;
+                }
+                csv_index = Some(objects.len());
+            }
+            objects.push(sorted(&value));
+        }
+    }
+    if objects.is_empty() {
+        return Err(BundleDirError::new("no bundle objects found"));
+    }
+    let csv_index = csv_index.ok_or_else(|| BundleDirError::new("no csv in bundle"))?;
+    Ok((objects, csv_index))
+}
+
+/// A string at a path of exact keys (Kubernetes object accessors); `""` when
+/// absent or not a string.
+fn string_at(v: &Value, path: &[&str]) -> String {
+    let mut cur = v;
+    for key in path {
+        match cur.get(key) {
+            Some(next) => cur = next,
+            None => return String::new(),
+        }
+    }
+    cur.as_str().unwrap_or("").to_string()
+}
+
+/// Decodes one string field of a CRD (Kubernetes' case-sensitive decoder).
+fn crd_string(v: Option<&Value>, owner: &str, path: &str) -> Result<String, String> {
+    match v {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Null) | None => Ok(String::new()),
+        Some(other) => Err(type_error(
+            other,
+            &format!("Go struct field {owner}.{path} of type string"),
+        )),
+    }
+}
+
+/// The APIs the bundle's CRDs provide: every `spec.versions[].name` (and for
+/// v1beta1 `spec.version`) with the CRD's group, kind and plural.
+fn crd_apis(objects: &[Value]) -> Result<Vec<ApiKey>, BundleDirError> {
+    let mut keys = Vec::new();
+    for obj in objects.iter().filter(|o| kind_of(o) == CRD_KIND) {
+        let api_version = api_version_of(obj);
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        if version != "v1" && version != "v1beta1" {
+            continue;
+        }
+        let fail = |e: String| BundleDirError::new(format!("error decoding {version} CRD: {e}"));
+        if group != "apiextensions.k8s.io" {
+            return Err(fail(format!(
+                "no kind \"{CRD_KIND}\" is registered for version \"{api_version}\" in scheme"
+            )));
+        }
+        let spec = obj.get("spec").unwrap_or(&Value::Null);
+        let check = |v: &Value, what: &str| match v {
+            Value::Object(_) | Value::Null => Ok(()),
+            other => Err(fail(type_error(
+                other,
+                &format!("Go struct field {what} of type {what}"),
+            ))),
+        };
+        check(spec, "CustomResourceDefinitionSpec")?;
+        let names = spec.get("names").unwrap_or(&Value::Null);
+        check(names, "CustomResourceDefinitionNames")?;
+        let group = crd_string(
+            spec.get("group"),
+            "CustomResourceDefinitionSpec",
+            "spec.group",
+        )
+        .map_err(fail)?;
+        let kind = crd_string(
+            names.get("kind"),
+            "CustomResourceDefinitionNames",
+            "spec.names.kind",
+        )
+        .map_err(fail)?;
+        let plural = crd_string(
+            names.get("plural"),
+            "CustomResourceDefinitionNames",
+            "spec.names.plural",
+        )
+        .map_err(fail)?;
+        let mut versions = Vec::new();
+        match spec.get("versions") {
+            Some(Value::Array(items)) => {
+                for item in items {
+                    check(item, "CustomResourceDefinitionVersion")?;
+                    versions.push(
+                        crd_string(item.get("name"), "CustomResourceDefinitionVersion", "spec.versions.name")
+                            .map_err(fail)?,
+                    );
+                }
+            }
+            Some(Value::Null) | None => {}
+            Some(other) => {
+                return Err(fail(type_error(
+                    other,
+                    "Go struct field CustomResourceDefinitionSpec.spec.versions of type []CustomResourceDefinitionVersion",
+                )))
+            }
+        }
+        if version == "v1beta1" {
+            let single = crd_string(
+                spec.get("version"),
+                "CustomResourceDefinitionSpec",
+                "spec.version",
+            )
+            .map_err(fail)?;
+            if !single.is_empty() {
+                versions.push(single);
+            }
+        }
+        for v in versions {
+            keys.push(ApiKey {
+                group: group.clone(),
+                version: v,
+                kind: kind.clone(),
+                plural: plural.clone(),
+            });
+        }
+    }
+    Ok(keys)
+}
+
+/// The CSV's `spec` as the JSON object upstream reads fields from.
+pub(crate) fn spec_map(csv: &Value) -> Result<&Map<String, Value>, String> {
+    match csv.get("spec") {
+        Some(Value::Object(map)) => Ok(map),
+        // Upstream keeps `spec` as raw JSON; a missing one is empty input.
+        None | Some(Value::Null) => Err("unexpected end of JSON input".into()),
+        Some(other) => Err(type_error(
+            other,
+            "Go value of type map[string]*json.RawMessage",
+        )),
+    }
+}
+
+/// An entry of the CSV's `owned`/`required` CRD or API service lists.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DefinitionKey {
+    pub group: String,
+    pub kind: String,
+    pub name: String,
+    pub version: String,
+}
+
+/// Decodes `spec.<section>` into its owned and required lists. A `null`
+/// entry (upstream dereferences a nil pointer and crashes) is an all-empty
+/// entry.
+pub(crate) fn definitions(
+    spec: &Map<String, Value>,
+    section: &str,
+) -> Result<(Vec<DefinitionKey>, Vec<DefinitionKey>), String> {
+    let defs = match spec.get(section) {
+        None | Some(Value::Null) => return Ok((Vec::new(), Vec::new())),
+        Some(v @ Value::Object(_)) => v,
+        Some(other) => {
+            return Err(type_error(
+                other,
+                "Go value of type struct { Owned []*registry.DefinitionKey; Required []*registry.DefinitionKey }",
+            ))
+        }
+    };
+    let list = |name: &str| -> Result<Vec<DefinitionKey>, String> {
+        let items = match field(defs, name) {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                return Err(type_error(
+                    other,
+                    &format!("Go struct field .{name} of type []*registry.DefinitionKey"),
+                ))
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let mut key = DefinitionKey::default();
+            match item {
+                Value::Null => {}
+                Value::Object(_) => {
+                    for (fname, slot) in [
+                        ("group", &mut key.group),
+                        ("kind", &mut key.kind),
+                        ("name", &mut key.name),
+                        ("version", &mut key.version),
+                    ] {
+                        match field(item, fname) {
+                            Some(Value::String(s)) => *slot = s.clone(),
+                            None | Some(Value::Null) => {}
+                            Some(other) => {
+                                return Err(type_error(
+                                    other,
+                                    &format!(
+                                    "Go struct field DefinitionKey.{name}.{fname} of type string"
+                                ),
+                                ))
+                            }
+                        }
+                    }
+                }
+                other => {
+                    return Err(type_error(
+                        other,
+                        &format!("Go struct field .{name} of type registry.DefinitionKey"),
+                    ))
+                }
+            }
+            out.push(key);
+        }
+        Ok(out)
+    };
+    Ok((list("owned")?, list("required")?))
+}
+
+/// The bundle's provided APIs: the CRD versions plus the CSV's owned API
+/// services (plural = the entry's `name`).
+fn provided_apis(crds: Vec<ApiKey>, csv: &Value) -> Result<BTreeSet<ApiKey>, String> {
+    let mut provided: BTreeSet<ApiKey> = crds.into_iter().collect();
+    let spec = spec_map(csv).map_err(|e| {
+        format!("error getting apiservice definitions: error unmarshaling into object map: {e}")
+    })?;
+    let (owned, _) = definitions(spec, "apiservicedefinitions")
+        .map_err(|e| format!("error getting apiservice definitions: {e}"))?;
+    for api in owned {
+        provided.insert(ApiKey {
+            group: api.group,
+            version: api.version,
+            kind: api.kind,
+            plural: api.name,
+        });
+    }
+    Ok(provided)
+}
+
+/// `plural.group` split of a CRD name.
+pub(crate) fn split_crd_name(name: &str) -> Result<(&str, &str), String> {
+    name.split_once('.')
+        .ok_or_else(|| format!("couldn't parse plural.group from crd name: {name}"))
+}
+
+/// Every CRD the CSV owns must be provided by a CRD manifest.
+fn check_owned_crds(csv: &Value, provided: &BTreeSet<ApiKey>) -> Result<(), String> {
+    let spec = spec_map(csv)?;
+    let (owned, _) = definitions(spec, "customresourcedefinitions")?;
+    let mut wanted = Vec::with_capacity(owned.len());
+    for crd in &owned {
+        let (plural, group) = split_crd_name(&crd.name)?;
+        wanted.push(ApiKey {
+            group: group.to_string(),
+            version: crd.version.clone(),
+            kind: crd.kind.clone(),
+            plural: plural.to_string(),
+        });
+    }
+    // Upstream reports whichever missing API its map yields first; the first
+    // in CSV order is the deterministic choice.
+    if let Some(missing) = wanted.iter().find(|k| !provided.contains(k)) {
+        let found: Vec<String> = provided.iter().map(|k| format!("{k}:{{}}")).collect();
+        return Err(format!(
+            "couldn't find {missing} in bundle. found: map[{}]",
+            found.join(" ")
+        ));
+    }
+    Ok(())
+}
+
+/// The annotations file's fields.
+struct Annotations {
+    package: String,
+    channels: String,
+    default_channel: String,
+}
+
+struct Metadata {
+    annotations: Option<Annotations>,
+    dependencies: Vec<RawProperty>,
+    properties: Vec<RawProperty>,
+}
+
+/// Decodes a document as upstream's annotations file struct; `None` when it
+/// fails to decode.
+fn annotations_of(doc: &RawDoc) -> Option<Annotations> {
+    let mut out = Annotations {
+        package: String::new(),
+        channels: String::new(),
+        default_channel: String::new(),
+    };
+    let Some(raw) = gojson::top_field(&doc.text, "annotations").ok()? else {
+        return Some(out);
+    };
+    match gojson::shape(raw.get())? {
+        Shape::Null => return Some(out),
+        Shape::Object(entries) => {
+            for (key, value) in entries {
+                let slot = if key.eq_ignore_ascii_case(PACKAGE_KEY) {
+                    &mut out.package
+                } else if key.eq_ignore_ascii_case(CHANNELS_KEY) {
+                    &mut out.channels
+                } else if key.eq_ignore_ascii_case(DEFAULT_CHANNEL_KEY) {
+                    &mut out.default_channel
+                } else {
+                    continue;
+                };
+                if let Some(s) = gojson::string_field(&value, doc.from_yaml, "Annotations").ok()? {
+                    *slot = s;
+                }
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// Decodes a document as a `{<list>: [{type, value}]}` file; `None` when it
+/// fails to decode.
+fn property_file_of(doc: &RawDoc, list: &str) -> Option<Vec<RawProperty>> {
+    let Some(raw) = gojson::top_field(&doc.text, list).ok()? else {
+        return Some(Vec::new());
+    };
+    let elem = if list == "dependencies" {
+        "registry.Dependency"
+    } else {
+        "registry.Property"
+    };
+    match gojson::property_list(raw.get(), doc.from_yaml, elem)? {
+        (props, None) => Some(props),
+        (_, Some(_)) => None,
+    }
+}
+
+/// Reads `metadata/`: each file (first document only, as upstream) is tried
+/// as the annotations, dependencies and properties file; the first match of
+/// each wins.
+fn read_metadata(dir: &Path) -> Result<Metadata, BundleDirError> {
+    let mut meta = Metadata {
+        annotations: None,
+        dependencies: Vec::new(),
+        properties: Vec::new(),
+    };
+    let (mut have_deps, mut have_props) = (false, false);
+    for entry in sorted_entries(dir, "metadata")? {
+        let Some(docs) = read_documents(&entry.path()) else {
+            continue;
+        };
+        let Some(doc) = docs.into_iter().next() else {
+            continue;
+        };
+        if meta.annotations.is_none() {
+            meta.annotations = annotations_of(&doc).filter(|a| {
+                !(a.package.is_empty() && a.channels.is_empty() && a.default_channel.is_empty())
+            });
+        }
+        if !have_deps {
+            if let Some(deps) = property_file_of(&doc, "dependencies").filter(|d| !d.is_empty()) {
+                meta.dependencies = deps;
+                have_deps = true;
+            }
+        }
+        if !have_props {
+            if let Some(props) = property_file_of(&doc, "properties").filter(|p| !p.is_empty()) {
+                meta.properties = props;
+                have_props = true;
+            }
+        }
+    }
+    Ok(meta)
+}
+
+/// CSV `spec.version` (a string; absent or null is `""`).
+pub(crate) fn csv_version(csv: &Value) -> Result<String, String> {
+    let spec = spec_map(csv)?;
+    match spec.get("version") {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(other) => Err(type_error(other, "Go value of type string")),
+    }
+}
+
+/// CSV `spec.release`: a string, or a number written as an integer when it
+/// is whole and with `%g` otherwise.
+pub(crate) fn csv_release(csv: &Value) -> Result<String, String> {
+    let spec = spec_map(csv)?;
+    match spec.get("release") {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Number(n)) => {
+            let text = n.as_str();
+            if text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok() {
+                return Ok(text.to_string());
+            }
+            let f: f64 = text.parse().unwrap_or(0.0);
+            if f.fract() == 0.0 && f.abs() < 1e21 {
+                Ok(format!("{f:.0}"))
+            } else {
+                Ok(gojson::format_g_shortest(f, false))
+            }
+        }
+        Some(_) => Err("release field must be a string or number".into()),
+    }
+}
+
+/// Builds the JSON text of a struct of string fields (Go `json.Marshal`).
+fn marshal_strings(pairs: &[(&str, &str)], escape_html: bool) -> String {
+    let mut map = Map::new();
+    for (k, v) in pairs {
+        map.insert((*k).to_string(), Value::String((*v).to_string()));
+    }
+    let mut out = String::new();
+    crate::encoding::json::write_compact(&Value::Object(map), &mut out, escape_html);
+    out
+}
+
+/// The package property text upstream builds (`release` only when set).
+pub(crate) fn package_text(
+    package: &str,
+    version: &str,
+    release: &str,
+    escape_html: bool,
+) -> String {
+    if release.is_empty() {
+        marshal_strings(
+            &[("packageName", package), ("version", version)],
+            escape_html,
+        )
+    } else {
+        marshal_strings(
+            &[
+                ("packageName", package),
+                ("version", version),
+                ("release", release),
+            ],
+            escape_html,
+        )
+    }
+}
+
+pub(crate) fn gvk_text(group: &str, kind: &str, version: &str, escape_html: bool) -> String {
+    marshal_strings(
+        &[("group", group), ("kind", kind), ("version", version)],
+        escape_html,
+    )
+}
+
+/// The properties upstream derives from the CSV and the annotations: the
+/// annotations' `olm.package` (first: it takes precedence), the CSV's
+/// `olm.properties` annotation, one `olm.gvk` per provided API.
+fn derived_properties(
+    csv: &Value,
+    package: &str,
+    provided: &BTreeSet<ApiKey>,
+) -> Result<Vec<RawProperty>, String> {
+    let mut derived = Vec::new();
+    if !package.is_empty() {
+        let version = csv_version(csv)?;
+        let release = csv_release(csv)?;
+        derived.push(RawProperty::new(
+            "olm.package",
+            package_text(package, &version, &release, true),
+        ));
+    }
+    if let Some(Value::String(text)) = csv
+        .get("metadata")
+        .and_then(|m| m.get("annotations"))
+        .and_then(|a| a.get("olm.properties"))
+    {
+        // Unparsable JSON is ignored (a warning upstream); type errors leave
+        // Go's partial result, which upstream keeps.
+        if let Some((props, _)) = gojson::property_list(text, false, "registry.Property") {
+            derived.extend(props);
+        }
+    }
+    for api in provided {
+        derived.push(RawProperty::new(
+            "olm.gvk",
+            gvk_text(&api.group, &api.kind, &api.version, true),
+        ));
+    }
+    Ok(property_set(derived))
+}
+
+/// Removes later duplicates (same type and value text).
+fn property_set(props: Vec<RawProperty>) -> Vec<RawProperty> {
+    let mut seen = HashSet::new();
+    props
+        .into_iter()
+        .filter(|p| seen.insert((p.kind.clone(), p.value.clone())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubernetes_objects() {
+        let cases: &[(&str, bool)] = &[
+            (r#"{"kind":"A","apiVersion":"v1"}"#, true),
+            (r#"{"kind":"A"}"#, true),
+            (r#"{"kind":"","apiVersion":"v1"}"#, false),
+            (r#"{"kind":5}"#, false),
+            (r#"{"apiVersion":"v1"}"#, false),
+            (r#"{"kind":"A","apiVersion":"a/b/c"}"#, false),
+            (r#"[{"kind":"A"}]"#, false),
+            ("null", false),
+        ];
+        for (text, want) in cases {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(is_object(&v), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn releases() {
+        let cases: &[(&str, Result<&str, &str>)] = &[
+            (r#"{"spec":{}}"#, Ok("")),
+            (r#"{"spec":{"release":"2"}}"#, Ok("2")),
+            (r#"{"spec":{"release":3}}"#, Ok("3")),
+            (r#"{"spec":{"release":3.0}}"#, Ok("3")),
+            (r#"{"spec":{"release":1.5}}"#, Ok("1.5")),
+            (
+                r#"{"spec":{"release":true}}"#,
+                Err("release field must be a string or number"),
+            ),
+            (r#"{}"#, Err("unexpected end of JSON input")),
+        ];
+        for (csv, want) in cases {
+            let v: Value = serde_json::from_str(csv).unwrap();
+            assert_eq!(
+                csv_release(&v).as_deref(),
+                want.map_err(str::to_string).as_deref(),
+                "{csv}"
+            );
+        }
+    }
+
+    #[test]
+    fn annotation_files() {
+        type Case = (
+            &'static str,
+            bool,
+            Option<(&'static str, &'static str, &'static str)>,
+        );
+        let cases: &[Case] = &[
+            (
+                r#"{"annotations":{"operators.operatorframework.io.bundle.package.v1":"p"}}"#,
+                false,
+                Some(("p", "", "")),
+            ),
+            (
+                r#"{"Annotations":{"operators.operatorframework.io.bundle.channels.v1":"a,b"}}"#,
+                false,
+                Some(("", "a,b", "")),
+            ),
+            (
+                r#"{"annotations":{"operators.operatorframework.io.bundle.package.v1":1}}"#,
+                true,
+                Some(("1", "", "")),
+            ),
+            (
+                r#"{"annotations":{"operators.operatorframework.io.bundle.package.v1":1}}"#,
+                false,
+                None,
+            ),
+            (r#"{"annotations":[]}"#, false, None),
+            (r#"[]"#, false, None),
+            (r#"{"other":1}"#, false, Some(("", "", ""))),
+        ];
+        for (text, from_yaml, want) in cases {
+            let got = annotations_of(&RawDoc {
+                text: text.to_string(),
+                from_yaml: *from_yaml,
+            })
+            .map(|a| (a.package, a.channels, a.default_channel));
+            let want = want.map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()));
+            assert_eq!(got, want, "{text}");
+        }
+    }
+
+    #[test]
+    fn owned_crd_check() {
+        let provided: BTreeSet<ApiKey> = [ApiKey {
+            group: "g.io".into(),
+            version: "v1".into(),
+            kind: "K".into(),
+            plural: "ks".into(),
+        }]
+        .into_iter()
+        .collect();
+        let cases: &[(&str, Result<(), &str>)] = &[
+            (r#"{"spec":{"customresourcedefinitions":{"owned":[{"name":"ks.g.io","version":"v1","kind":"K"}]}}}"#, Ok(())),
+            (
+                r#"{"spec":{"customresourcedefinitions":{"owned":[{"name":"xs.g.io","version":"v1","kind":"X"}]}}}"#,
+                Err("couldn't find g.io/v1/X (xs) in bundle. found: map[g.io/v1/K (ks):{}]"),
+            ),
+            (
+                r#"{"spec":{"customresourcedefinitions":{"owned":[{"name":"ks","version":"v1","kind":"K"}]}}}"#,
+                Err("couldn't parse plural.group from crd name: ks"),
+            ),
+            (
+                r#"{"spec":{"customresourcedefinitions":{"owned":[null]}}}"#,
+                Err("couldn't parse plural.group from crd name: "),
+            ),
+            (
+                r#"{"spec":{"customresourcedefinitions":{"owned":{}}}}"#,
+                Err("json: cannot unmarshal object into Go struct field .owned of type []*registry.DefinitionKey"),
+            ),
+        ];
+        for (csv, want) in cases {
+            let v: Value = serde_json::from_str(csv).unwrap();
+            assert_eq!(
+                check_owned_crds(&v, &provided),
+                want.map_err(str::to_string),
+                "{csv}"
+            );
+        }
+    }
+}

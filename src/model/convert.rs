@@ -1,0 +1,794 @@
+//! Conversion of wire types (`declcfg`) into the linked `Model`, gathering every conversion
+//! problem instead of stopping at the first (upstream: `declcfg.ConvertToModel`).
+//!
+//! Problems are reported with upstream's wording, in upstream's check order: packages,
+//! channels, bundles (each in input order), the missing-bundle post check (packages by
+//! name), then deprecations. After a problem the offending blob is dropped or kept as
+//! described at each check; blobs of a rejected package are skipped without further
+//! reports. `Gaps` lists the packages whose conversion reported a problem: their model is
+//! incomplete, so model checks skip them rather than report consequences.
+
+use super::property::{self, PackageProperty, Properties};
+use super::{dns, Bundle, Channel, Deprecation, Model, Package, Release};
+use crate::declcfg::{
+    DeclarativeConfig, Origin, PackageScopedReference, SCHEMA_BUNDLE, SCHEMA_CHANNEL,
+    SCHEMA_PACKAGE,
+};
+use crate::diag::{go_quote as q, Diagnostic, Subject};
+use crate::image::reference::Reference;
+use crate::semver::{parse_release, Version};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Ids of the checks made during conversion, in upstream's check order.
+pub mod rule {
+    pub const PACKAGE_NAME_MISSING: &str = "package-name-missing";
+    pub const PACKAGE_DUPLICATE: &str = "package-duplicate";
+    pub const PACKAGE_NAME_INVALID: &str = "package-name-invalid";
+    pub const CHANNEL_PACKAGE_UNKNOWN: &str = "channel-package-unknown";
+    pub const CHANNEL_NAME_MISSING: &str = "channel-name-missing";
+    pub const CHANNEL_DUPLICATE: &str = "channel-duplicate";
+    pub const CHANNEL_DUPLICATE_ENTRY: &str = "channel-duplicate-entry";
+    pub const BUNDLE_PACKAGE_MISSING: &str = "bundle-package-missing";
+    pub const BUNDLE_PACKAGE_UNKNOWN: &str = "bundle-package-unknown";
+    pub const BUNDLE_DUPLICATE: &str = "bundle-duplicate";
+    pub const BUNDLE_PROPERTIES_INVALID: &str = "bundle-properties-invalid";
+    pub const BUNDLE_PACKAGE_PROPERTY_COUNT: &str = "bundle-package-property-count";
+    pub const BUNDLE_PACKAGE_PROPERTY_MISMATCH: &str = "bundle-package-property-mismatch";
+    pub const BUNDLE_IMAGE_INVALID: &str = "bundle-image-invalid";
+    pub const BUNDLE_VERSION_INVALID: &str = "bundle-version-invalid";
+    pub const BUNDLE_RELEASE_INVALID: &str = "bundle-release-invalid";
+    pub const BUNDLE_NOT_IN_CHANNEL: &str = "bundle-not-in-channel";
+    pub const CHANNEL_ENTRY_BUNDLE_MISSING: &str = "channel-entry-bundle-missing";
+    pub const DEPRECATION_PACKAGE_MISSING: &str = "deprecation-package-missing";
+    pub const DEPRECATION_PACKAGE_UNKNOWN: &str = "deprecation-package-unknown";
+    pub const DEPRECATION_DUPLICATE: &str = "deprecation-duplicate";
+    pub const DEPRECATION_ENTRY_SCHEMA_MISSING: &str = "deprecation-entry-schema-missing";
+    pub const DEPRECATION_ENTRY_DUPLICATE: &str = "deprecation-entry-duplicate";
+    pub const DEPRECATION_BUNDLE_UNKNOWN: &str = "deprecation-bundle-unknown";
+    pub const DEPRECATION_CHANNEL_UNKNOWN: &str = "deprecation-channel-unknown";
+    pub const DEPRECATION_PACKAGE_REFERENCE_NAMED: &str = "deprecation-package-reference-named";
+    pub const DEPRECATION_SCHEMA_UNKNOWN: &str = "deprecation-schema-unknown";
+
+    /// Every id above, in check order.
+    pub const ALL: &[&str] = &[
+        PACKAGE_NAME_MISSING,
+        PACKAGE_DUPLICATE,
+        PACKAGE_NAME_INVALID,
+        CHANNEL_PACKAGE_UNKNOWN,
+        CHANNEL_NAME_MISSING,
+        CHANNEL_DUPLICATE,
+        CHANNEL_DUPLICATE_ENTRY,
+        BUNDLE_PACKAGE_MISSING,
+        BUNDLE_PACKAGE_UNKNOWN,
+        BUNDLE_DUPLICATE,
+        BUNDLE_PROPERTIES_INVALID,
+        BUNDLE_PACKAGE_PROPERTY_COUNT,
+        BUNDLE_PACKAGE_PROPERTY_MISMATCH,
+        BUNDLE_IMAGE_INVALID,
+        BUNDLE_VERSION_INVALID,
+        BUNDLE_RELEASE_INVALID,
+        BUNDLE_NOT_IN_CHANNEL,
+        CHANNEL_ENTRY_BUNDLE_MISSING,
+        DEPRECATION_PACKAGE_MISSING,
+        DEPRECATION_PACKAGE_UNKNOWN,
+        DEPRECATION_DUPLICATE,
+        DEPRECATION_ENTRY_SCHEMA_MISSING,
+        DEPRECATION_ENTRY_DUPLICATE,
+        DEPRECATION_BUNDLE_UNKNOWN,
+        DEPRECATION_CHANNEL_UNKNOWN,
+        DEPRECATION_PACKAGE_REFERENCE_NAMED,
+        DEPRECATION_SCHEMA_UNKNOWN,
+    ];
+}
+
+/// Packages whose model is incomplete because conversion reported a problem about them
+/// (upstream would have stopped before validating any model).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Gaps {
+    pub packages: BTreeSet<String>,
+}
+
+impl Gaps {
+    pub fn package(&self, package: &str) -> bool {
+        self.packages.contains(package)
+    }
+}
+
+/// The result of a conversion: the model built from everything that converted, the
+/// conversion problems, and where the model is incomplete.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Conversion {
+    pub model: Model,
+    pub diagnostics: Vec<Diagnostic>,
+    pub gaps: Gaps,
+}
+
+impl Conversion {
+    pub fn is_clean(&self) -> bool {
+        self.diagnostics.is_empty()
+    }
+}
+
+/// Builds the model from `cfg`, gathering every conversion problem.
+pub fn convert(cfg: &DeclarativeConfig) -> Conversion {
+    let mut converter = Converter::default();
+    converter.packages(cfg);
+    converter.channels(cfg);
+    converter.bundles(cfg);
+    converter.missing_bundles();
+    converter.default_channels();
+    converter.deprecations(cfg);
+    converter.record_gaps();
+    Conversion {
+        model: converter.model,
+        diagnostics: converter.diagnostics,
+        gaps: converter.gaps,
+    }
+}
+
+#[derive(Default)]
+struct Converter {
+    model: Model,
+    diagnostics: Vec<Diagnostic>,
+    gaps: Gaps,
+    /// Package names seen, accepted or rejected.
+    seen_packages: BTreeSet<String>,
+    /// Packages rejected for a missing or invalid name: blobs that belong to them are
+    /// skipped without reporting them as belonging to an unknown package.
+    rejected: BTreeSet<String>,
+    /// `defaultChannel` of each accepted package blob.
+    default_channels: BTreeMap<String, String>,
+    /// Entry names of dropped channels, per package: their bundles are not reported as
+    /// missing from every channel.
+    dropped_entries: BTreeMap<String, BTreeSet<String>>,
+    /// Names of the accepted `olm.bundle` blobs, per package.
+    package_bundles: BTreeMap<String, BTreeSet<String>>,
+}
+
+fn package_subject(name: &str) -> Subject {
+    Subject::Package {
+        name: name.to_string(),
+    }
+}
+
+fn channel_subject(package: &str, name: &str) -> Subject {
+    Subject::Channel {
+        package: package.to_string(),
+        name: name.to_string(),
+    }
+}
+
+fn bundle_subject(package: &str, name: &str) -> Subject {
+    Subject::Bundle {
+        package: package.to_string(),
+        name: name.to_string(),
+    }
+}
+
+/// A readable rendering of a deprecation reference (upstream prints a Go struct dump).
+fn reference_text(reference: &PackageScopedReference) -> String {
+    format!(
+        "{{schema: {}, name: {}}}",
+        q(&reference.schema),
+        q(&reference.name)
+    )
+}
+
+impl Converter {
+    fn report(
+        &mut self,
+        rule: &'static str,
+        subject: Subject,
+        message: String,
+        origin: Option<&Origin>,
+    ) {
+        self.diagnostics
+            .push(Diagnostic::error(rule, subject, message).with_origin(origin.cloned()));
+    }
+
+    fn packages(&mut self, cfg: &DeclarativeConfig) {
+        for package in &cfg.packages {
+            if package.name.is_empty() {
+                self.rejected.insert(String::new());
+                self.report(
+                    rule::PACKAGE_NAME_MISSING,
+                    Subject::Catalog,
+                    "config contains package with no name".to_string(),
+                    package.origin.as_ref(),
+                );
+                continue;
+            }
+            // The first blob of a package wins; later ones are dropped.
+            if !self.seen_packages.insert(package.name.clone()) {
+                self.report(
+                    rule::PACKAGE_DUPLICATE,
+                    package_subject(&package.name),
+                    format!("duplicate package {}", q(&package.name)),
+                    package.origin.as_ref(),
+                );
+                continue;
+            }
+            // A package with an invalid name is rejected with everything that belongs to it
+            // (upstream stops here; what is in it is not checked either).
+            let errors = dns::dns1123_label_errors(&package.name);
+            if !errors.is_empty() {
+                self.rejected.insert(package.name.clone());
+                self.report(
+                    rule::PACKAGE_NAME_INVALID,
+                    package_subject(&package.name),
+                    format!(
+                        "invalid package name {}: [{}]",
+                        q(&package.name),
+                        errors.join(" ")
+                    ),
+                    package.origin.as_ref(),
+                );
+                continue;
+            }
+            self.default_channels
+                .insert(package.name.clone(), package.default_channel.clone());
+            self.model.packages.insert(
+                package.name.clone(),
+                Package {
+                    name: package.name.clone(),
+                    description: package.description.clone(),
+                    icon: package.icon.clone(),
+                    default_channel: None,
+                    channels: BTreeMap::new(),
+                    deprecation: None,
+                    properties: package.properties.clone(),
+                    origin: package.origin.clone(),
+                },
+            );
+        }
+    }
+
+    fn channels(&mut self, cfg: &DeclarativeConfig) {
+        for channel in &cfg.channels {
+            let entries = channel.entries.as_deref().unwrap_or_default();
+            if self.rejected.contains(&channel.package) {
+                continue;
+            }
+            let Some(package) = self.model.packages.get(&channel.package) else {
+                self.report(
+                    rule::CHANNEL_PACKAGE_UNKNOWN,
+                    channel_subject(&channel.package, &channel.name),
+                    format!(
+                        "unknown package {} for channel {}",
+                        q(&channel.package),
+                        q(&channel.name)
+                    ),
+                    channel.origin.as_ref(),
+                );
+                continue;
+            };
+            let problem = if channel.name.is_empty() {
+                Some((
+                    rule::CHANNEL_NAME_MISSING,
+                    package_subject(&channel.package),
+                    format!(
+                        "package {} contains channel with no name",
+                        q(&channel.package)
+                    ),
+                ))
+            } else if package.channels.contains_key(&channel.name) {
+                Some((
+                    rule::CHANNEL_DUPLICATE,
+                    channel_subject(&channel.package, &channel.name),
+                    format!(
+                        "package {} has duplicate channel {}",
+                        q(&channel.package),
+                        q(&channel.name)
+                    ),
+                ))
+            } else {
+                None
+            };
+            if let Some((rule, subject, message)) = problem {
+                // The channel is dropped; its entries are remembered so that their bundles
+                // are not also reported as listed by no channel.
+                self.report(rule, subject, message, channel.origin.as_ref());
+                self.dropped_entries
+                    .entry(channel.package.clone())
+                    .or_default()
+                    .extend(entries.iter().map(|entry| entry.name.clone()));
+                continue;
+            }
+
+            let mut model_channel = Channel {
+                name: channel.name.clone(),
+                package: channel.package.clone(),
+                bundles: BTreeMap::new(),
+                deprecation: None,
+                properties: channel.properties.clone(),
+                origin: channel.origin.clone(),
+            };
+            let mut reported: BTreeSet<&str> = BTreeSet::new();
+            for entry in entries {
+                // The first entry of a name wins.
+                if model_channel.bundles.contains_key(&entry.name) {
+                    if reported.insert(&entry.name) {
+                        self.report(
+                            rule::CHANNEL_DUPLICATE_ENTRY,
+                            channel_subject(&channel.package, &channel.name),
+                            format!(
+                                "invalid package {}, channel {}: duplicate entry {}",
+                                q(&channel.package),
+                                q(&channel.name),
+                                q(&entry.name)
+                            ),
+                            channel.origin.as_ref(),
+                        );
+                    }
+                    continue;
+                }
+                model_channel.bundles.insert(
+                    entry.name.clone(),
+                    Bundle {
+                        name: entry.name.clone(),
+                        package: channel.package.clone(),
+                        channel: channel.name.clone(),
+                        replaces: entry.replaces.clone(),
+                        skips: entry.skips.clone(),
+                        skip_range: entry.skip_range.clone(),
+                        ..Bundle::default()
+                    },
+                );
+            }
+            if let Some(package) = self.model.packages.get_mut(&channel.package) {
+                package.channels.insert(channel.name.clone(), model_channel);
+            }
+        }
+    }
+
+    fn bundles(&mut self, cfg: &DeclarativeConfig) {
+        for bundle in &cfg.bundles {
+            if self.accept_bundle(bundle) {
+                self.convert_bundle(bundle);
+            }
+        }
+    }
+
+    /// Whether the blob belongs to a known package and is the first of its name there.
+    fn accept_bundle(&mut self, bundle: &crate::declcfg::Bundle) -> bool {
+        let (package, name) = (&bundle.package, &bundle.name);
+        let subject = bundle_subject(package, name);
+        let problem = if package.is_empty() {
+            (
+                rule::BUNDLE_PACKAGE_MISSING,
+                format!("package name must be set for bundle {}", q(name)),
+            )
+        } else if self.rejected.contains(package) {
+            return false;
+        } else if !self.model.packages.contains_key(package) {
+            (
+                rule::BUNDLE_PACKAGE_UNKNOWN,
+                format!("unknown package {} for bundle {}", q(package), q(name)),
+            )
+        } else if !self
+            .package_bundles
+            .entry(package.clone())
+            .or_default()
+            .insert(name.clone())
+        {
+            // The first blob of a bundle name wins.
+            (
+                rule::BUNDLE_DUPLICATE,
+                format!("package {} has duplicate bundle {}", q(package), q(name)),
+            )
+        } else {
+            return true;
+        };
+        self.report(problem.0, subject, problem.1, bundle.origin.as_ref());
+        false
+    }
+
+    fn convert_bundle(&mut self, bundle: &crate::declcfg::Bundle) {
+        let (package, name) = (&bundle.package, &bundle.name);
+        let (properties, package_property) = self.bundle_properties(bundle);
+        self.check_images(bundle);
+        let (version, release) = match &package_property {
+            Some(package_property) => self.bundle_version(bundle, package_property),
+            None => (None, None),
+        };
+        let object_count = properties.map_or(0, |properties| properties.bundle_objects.len());
+        // Bundle objects are the bulk of a catalog; the model keeps the other
+        // properties only (the objects were checked while loading and above).
+        let kept_properties: Vec<_> = bundle
+            .properties
+            .iter()
+            .filter(|p| p.kind != crate::property::BUNDLE_OBJECT)
+            .cloned()
+            .collect();
+
+        let mut found = false;
+        if let Some(model_package) = self.model.packages.get_mut(package) {
+            for channel in model_package.channels.values_mut() {
+                if let Some(target) = channel.bundles.get_mut(name) {
+                    found = true;
+                    target.image.clone_from(&bundle.image);
+                    target.properties.clone_from(&kept_properties);
+                    target.related_images.clone_from(&bundle.related_images);
+                    target.object_count = object_count;
+                    target.version.clone_from(&version);
+                    target.release.clone_from(&release);
+                    target.origin.clone_from(&bundle.origin);
+                }
+            }
+        }
+        let in_dropped_channel = self
+            .dropped_entries
+            .get(package)
+            .is_some_and(|entries| entries.contains(name));
+        if !found && !in_dropped_channel {
+            self.report(
+                rule::BUNDLE_NOT_IN_CHANNEL,
+                bundle_subject(package, name),
+                format!(
+                    "package {}, bundle {} not found in any channel entries",
+                    q(package),
+                    q(name)
+                ),
+                bundle.origin.as_ref(),
+            );
+        }
+    }
+
+    /// Parses the properties and finds the single `olm.package` property, reporting why
+    /// there is none.
+    fn bundle_properties(
+        &mut self,
+        bundle: &crate::declcfg::Bundle,
+    ) -> (Option<Properties>, Option<PackageProperty>) {
+        let (package, name) = (&bundle.package, &bundle.name);
+        let origin = bundle.origin.as_ref();
+        let properties = match property::parse(&bundle.properties) {
+            Ok(properties) => properties,
+            Err(error) => {
+                self.report(
+                    rule::BUNDLE_PROPERTIES_INVALID,
+                    bundle_subject(package, name),
+                    format!("parse properties for bundle {}: {error}", q(name)),
+                    origin,
+                );
+                return (None, None);
+            }
+        };
+        let [package_property] = properties.packages.as_slice() else {
+            self.report(
+                rule::BUNDLE_PACKAGE_PROPERTY_COUNT,
+                bundle_subject(package, name),
+                format!(
+                    "package {} bundle {} must have exactly 1 {} property, found {}",
+                    q(package),
+                    q(name),
+                    q(property::TYPE_PACKAGE),
+                    properties.packages.len()
+                ),
+                origin,
+            );
+            return (Some(properties), None);
+        };
+        let package_property = package_property.clone();
+        if &package_property.package_name != package {
+            self.report(
+                rule::BUNDLE_PACKAGE_PROPERTY_MISMATCH,
+                bundle_subject(package, name),
+                format!(
+                    "package {} does not match {} property {}",
+                    q(package),
+                    q(property::TYPE_PACKAGE),
+                    q(&package_property.package_name)
+                ),
+                origin,
+            );
+        }
+        (Some(properties), Some(package_property))
+    }
+
+    fn bundle_version(
+        &mut self,
+        bundle: &crate::declcfg::Bundle,
+        package_property: &PackageProperty,
+    ) -> (Option<Version>, Option<Release>) {
+        let subject = bundle_subject(&bundle.package, &bundle.name);
+        let origin = bundle.origin.as_ref();
+        let version = match Version::parse(&package_property.version) {
+            Ok(version) => Some(version),
+            Err(error) => {
+                self.report(
+                    rule::BUNDLE_VERSION_INVALID,
+                    subject.clone(),
+                    format!(
+                        "error parsing bundle {} version {}: {error}",
+                        q(&bundle.name),
+                        q(&package_property.version)
+                    ),
+                    origin,
+                );
+                None
+            }
+        };
+        if package_property.release.is_empty() {
+            return (version, None);
+        }
+        let release = match parse_release(&package_property.release) {
+            Ok(parts) => Some(Release {
+                text: package_property.release.clone(),
+                parts,
+            }),
+            Err(error) => {
+                self.report(
+                    rule::BUNDLE_RELEASE_INVALID,
+                    subject,
+                    format!(
+                        "error parsing bundle {} release version {}: {error}",
+                        q(&bundle.name),
+                        q(&package_property.release)
+                    ),
+                    origin,
+                );
+                None
+            }
+        };
+        (version, release)
+    }
+
+    fn check_images(&mut self, bundle: &crate::declcfg::Bundle) {
+        let subject = bundle_subject(&bundle.package, &bundle.name);
+        let prefix = format!("package {} bundle {}", q(&bundle.package), q(&bundle.name));
+        let mut pull_specs = vec![("image".to_string(), &bundle.image)];
+        pull_specs.extend(
+            bundle
+                .related_images
+                .iter()
+                .enumerate()
+                .map(|(index, related)| (format!("relatedImages[{index}].image"), &related.image)),
+        );
+        for (what, pull_spec) in pull_specs {
+            if pull_spec.is_empty() {
+                continue;
+            }
+            if let Err(error) = Reference::parse_normalized(pull_spec) {
+                self.report(
+                    rule::BUNDLE_IMAGE_INVALID,
+                    subject.clone(),
+                    format!(
+                        "{prefix} {what}: invalid image pull spec {}: {error}",
+                        q(pull_spec)
+                    ),
+                    bundle.origin.as_ref(),
+                );
+            }
+        }
+    }
+
+    /// Every channel entry needs an `olm.bundle` blob (upstream checks only the last channel
+    /// of each package; every channel is checked here).
+    fn missing_bundles(&mut self) {
+        let mut problems = Vec::new();
+        for (name, package) in &self.model.packages {
+            let blobs = self.package_bundles.get(name);
+            let missing: BTreeSet<&String> = package
+                .channels
+                .values()
+                .flat_map(|channel| channel.bundles.keys())
+                .filter(|entry| !blobs.is_some_and(|blobs| blobs.contains(*entry)))
+                .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let list: Vec<&str> = missing.iter().map(|entry| entry.as_str()).collect();
+            problems.push((
+                name.clone(),
+                package.origin.clone(),
+                format!(
+                    "no olm.bundle blobs found in package {} for olm.channel entries [{}]",
+                    q(name),
+                    list.join(" ")
+                ),
+            ));
+        }
+        for (package, origin, message) in problems {
+            self.report(
+                rule::CHANNEL_ENTRY_BUNDLE_MISSING,
+                package_subject(&package),
+                message,
+                origin.as_ref(),
+            );
+        }
+    }
+
+    /// A named default channel that no channel blob defines becomes an empty channel, as
+    /// upstream does (it then fails the model's "at least one bundle" check).
+    fn default_channels(&mut self) {
+        for (name, package) in &mut self.model.packages {
+            let default_channel = self.default_channels.get(name).cloned().unwrap_or_default();
+            if default_channel.is_empty() {
+                continue;
+            }
+            package
+                .channels
+                .entry(default_channel.clone())
+                .or_insert_with(|| Channel {
+                    name: default_channel.clone(),
+                    package: name.clone(),
+                    origin: package.origin.clone(),
+                    ..Channel::default()
+                });
+            package.default_channel = Some(default_channel);
+        }
+    }
+
+    fn deprecations(&mut self, cfg: &DeclarativeConfig) {
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        for (index, deprecation) in cfg.deprecations.iter().enumerate() {
+            let package = &deprecation.package;
+            let origin = deprecation.origin.as_ref();
+            if package.is_empty() {
+                self.report(
+                    rule::DEPRECATION_PACKAGE_MISSING,
+                    Subject::Catalog,
+                    format!("package name must be set for deprecation item {index}"),
+                    origin,
+                );
+                continue;
+            }
+            if self.rejected.contains(package) {
+                continue;
+            }
+            if !self.model.packages.contains_key(package) {
+                self.report(
+                    rule::DEPRECATION_PACKAGE_UNKNOWN,
+                    package_subject(package),
+                    format!(
+                        "cannot apply deprecations to an unknown package {}",
+                        q(package)
+                    ),
+                    origin,
+                );
+                continue;
+            }
+            // Only the first deprecations blob of a package is applied.
+            if !seen.insert(package) {
+                self.report(
+                    rule::DEPRECATION_DUPLICATE,
+                    package_subject(package),
+                    format!(
+                        "expected a maximum of one deprecation per package: {}",
+                        q(package)
+                    ),
+                    origin,
+                );
+                continue;
+            }
+            let mut references: BTreeSet<&PackageScopedReference> = BTreeSet::new();
+            for (position, entry) in deprecation
+                .entries
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+            {
+                let reference = &entry.reference;
+                let subject = package_subject(package);
+                if reference.schema.is_empty() {
+                    self.report(
+                        rule::DEPRECATION_ENTRY_SCHEMA_MISSING,
+                        subject,
+                        format!(
+                            "schema must be set for deprecation entry [{position}] for package {}",
+                            q(package)
+                        ),
+                        origin,
+                    );
+                    continue;
+                }
+                if !references.insert(reference) {
+                    self.report(
+                        rule::DEPRECATION_ENTRY_DUPLICATE,
+                        subject,
+                        format!(
+                            "duplicate deprecation entry {} for package {}",
+                            reference_text(reference),
+                            q(package)
+                        ),
+                        origin,
+                    );
+                    continue;
+                }
+                let applied = Deprecation {
+                    message: entry.message.clone(),
+                };
+                let problem = self.apply_deprecation(package, reference, position, applied);
+                if let Some((rule, message)) = problem {
+                    self.report(rule, subject, message, origin);
+                }
+            }
+        }
+    }
+
+    fn record_gaps(&mut self) {
+        for diagnostic in &self.diagnostics {
+            let package = match &diagnostic.subject {
+                Subject::Package { name } => name,
+                Subject::Channel { package, .. } | Subject::Bundle { package, .. } => package,
+                Subject::Catalog | Subject::File { .. } => continue,
+            };
+            if self.model.packages.contains_key(package) {
+                self.gaps.packages.insert(package.clone());
+            }
+        }
+    }
+
+    fn apply_deprecation(
+        &mut self,
+        package: &str,
+        reference: &PackageScopedReference,
+        position: usize,
+        deprecation: Deprecation,
+    ) -> Option<(&'static str, String)> {
+        let known_bundle = self
+            .package_bundles
+            .get(package)
+            .is_some_and(|bundles| bundles.contains(&reference.name));
+        let model_package = self.model.packages.get_mut(package)?;
+        match reference.schema.as_str() {
+            SCHEMA_BUNDLE => {
+                if !known_bundle {
+                    return Some((
+                        rule::DEPRECATION_BUNDLE_UNKNOWN,
+                        format!(
+                            "cannot deprecate bundle {} for package {}: bundle not found",
+                            q(&reference.name),
+                            q(package)
+                        ),
+                    ));
+                }
+                for channel in model_package.channels.values_mut() {
+                    if let Some(bundle) = channel.bundles.get_mut(&reference.name) {
+                        bundle.deprecation = Some(deprecation.clone());
+                    }
+                }
+                None
+            }
+            SCHEMA_CHANNEL => match model_package.channels.get_mut(&reference.name) {
+                Some(channel) => {
+                    channel.deprecation = Some(deprecation);
+                    None
+                }
+                None => Some((
+                    rule::DEPRECATION_CHANNEL_UNKNOWN,
+                    format!(
+                        "cannot deprecate channel {} for package {}: channel not found",
+                        q(&reference.name),
+                        q(package)
+                    ),
+                )),
+            },
+            SCHEMA_PACKAGE => {
+                if reference.name.is_empty() {
+                    model_package.deprecation = Some(deprecation);
+                    None
+                } else {
+                    Some((
+                        rule::DEPRECATION_PACKAGE_REFERENCE_NAMED,
+                        format!(
+                            "package name must be empty for deprecated package {} (specified {})",
+                            q(package),
+                            q(&reference.name)
+                        ),
+                    ))
+                }
+            }
+            _ => Some((
+                rule::DEPRECATION_SCHEMA_UNKNOWN,
+                format!(
+                    "cannot deprecate object {} referenced by entry {position} for package {}: object schema unknown",
+                    reference_text(reference),
+                    q(package)
+                ),
+            )),
+        }
+    }
+}

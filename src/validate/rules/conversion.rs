@@ -1,0 +1,224 @@
+//! Checks made while converting wire types into the model. Their logic lives in
+//! `model::convert` (it decides what is kept); these entries give them ids, severities and
+//! documentation. Upstream: `declcfg.ConvertToModel`, fail-fast there, gathered here.
+//! A package any of these findings is about is left out of the model checks.
+
+use crate::diag::Severity;
+use crate::model::convert::rule as id;
+use crate::validate::rule::{Check, Rule};
+
+/// A package blob has no name: `config contains package with no name`; the blob is dropped.
+pub const PACKAGE_NAME_MISSING: Rule = Rule {
+    id: id::PACKAGE_NAME_MISSING,
+    severity: Severity::Error,
+    summary: "a package blob has no name",
+    check: Check::Conversion,
+};
+
+/// Two package blobs share a name: `duplicate package "<name>"`; the first blob is kept.
+pub const PACKAGE_DUPLICATE: Rule = Rule {
+    id: id::PACKAGE_DUPLICATE,
+    severity: Severity::Error,
+    summary: "two package blobs share a name",
+    check: Check::Conversion,
+};
+
+/// A package name is not a DNS-1123 label: `invalid package name "<name>": [<reasons>]`; the package and everything that belongs to it are skipped.
+pub const PACKAGE_NAME_INVALID: Rule = Rule {
+    id: id::PACKAGE_NAME_INVALID,
+    severity: Severity::Error,
+    summary: "a package name is not a DNS-1123 label",
+    check: Check::Conversion,
+};
+
+/// A channel names a package no package blob defines: `unknown package "<pkg>" for channel "<name>"`; the channel is dropped.
+pub const CHANNEL_PACKAGE_UNKNOWN: Rule = Rule {
+    id: id::CHANNEL_PACKAGE_UNKNOWN,
+    severity: Severity::Error,
+    summary: "a channel names a package no package blob defines",
+    check: Check::Conversion,
+};
+
+/// A channel blob has no name: `package "<pkg>" contains channel with no name`; the channel is dropped.
+pub const CHANNEL_NAME_MISSING: Rule = Rule {
+    id: id::CHANNEL_NAME_MISSING,
+    severity: Severity::Error,
+    summary: "a channel blob has no name",
+    check: Check::Conversion,
+};
+
+/// Two channel blobs of a package share a name: `package "<pkg>" has duplicate channel "<name>"`; the first blob is kept.
+pub const CHANNEL_DUPLICATE: Rule = Rule {
+    id: id::CHANNEL_DUPLICATE,
+    severity: Severity::Error,
+    summary: "two channel blobs of a package share a name",
+    check: Check::Conversion,
+};
+
+/// A channel lists the same bundle name more than once: `invalid package "<pkg>", channel "<chan>": duplicate entry "<entry>"`; the first entry is kept.
+pub const CHANNEL_DUPLICATE_ENTRY: Rule = Rule {
+    id: id::CHANNEL_DUPLICATE_ENTRY,
+    severity: Severity::Error,
+    summary: "a channel lists the same bundle name more than once",
+    check: Check::Conversion,
+};
+
+/// A bundle blob has no package: `package name must be set for bundle "<name>"`; the blob is dropped.
+pub const BUNDLE_PACKAGE_MISSING: Rule = Rule {
+    id: id::BUNDLE_PACKAGE_MISSING,
+    severity: Severity::Error,
+    summary: "a bundle blob has no package",
+    check: Check::Conversion,
+};
+
+/// A bundle names a package no package blob defines: `unknown package "<pkg>" for bundle "<name>"`; the blob is dropped.
+pub const BUNDLE_PACKAGE_UNKNOWN: Rule = Rule {
+    id: id::BUNDLE_PACKAGE_UNKNOWN,
+    severity: Severity::Error,
+    summary: "a bundle names a package no package blob defines",
+    check: Check::Conversion,
+};
+
+/// Two bundle blobs of a package share a name: `package "<pkg>" has duplicate bundle "<name>"`; the first blob is kept.
+pub const BUNDLE_DUPLICATE: Rule = Rule {
+    id: id::BUNDLE_DUPLICATE,
+    severity: Severity::Error,
+    summary: "two bundle blobs of a package share a name",
+    check: Check::Conversion,
+};
+
+/// A known bundle property does not decode into its type: `parse properties for bundle "<name>": parse property[<i>] of type "<type>": <json error>`.
+pub const BUNDLE_PROPERTIES_INVALID: Rule = Rule {
+    id: id::BUNDLE_PROPERTIES_INVALID,
+    severity: Severity::Error,
+    summary: "a known bundle property does not decode into its type",
+    check: Check::Conversion,
+};
+
+/// A bundle does not have exactly one olm.package property: `package "<pkg>" bundle "<name>" must have exactly 1 "olm.package" property, found <n>`.
+pub const BUNDLE_PACKAGE_PROPERTY_COUNT: Rule = Rule {
+    id: id::BUNDLE_PACKAGE_PROPERTY_COUNT,
+    severity: Severity::Error,
+    summary: "a bundle does not have exactly one olm.package property",
+    check: Check::Conversion,
+};
+
+/// A bundle's olm.package property names another package: `package "<pkg>" does not match "olm.package" property "<packageName>"`.
+pub const BUNDLE_PACKAGE_PROPERTY_MISMATCH: Rule = Rule {
+    id: id::BUNDLE_PACKAGE_PROPERTY_MISMATCH,
+    severity: Severity::Error,
+    summary: "a bundle's olm.package property names another package",
+    check: Check::Conversion,
+};
+
+/// A bundle image or related image is not a valid pull spec: `package "<pkg>" bundle "<name>" image: invalid image pull spec "<image>": <reason>` (and `relatedImages[<i>].image`).
+pub const BUNDLE_IMAGE_INVALID: Rule = Rule {
+    id: id::BUNDLE_IMAGE_INVALID,
+    severity: Severity::Error,
+    summary: "a bundle image or related image is not a valid pull spec",
+    check: Check::Conversion,
+};
+
+/// A bundle version is not strict semver: `error parsing bundle "<name>" version "<version>": <reason>`.
+pub const BUNDLE_VERSION_INVALID: Rule = Rule {
+    id: id::BUNDLE_VERSION_INVALID,
+    severity: Severity::Error,
+    summary: "a bundle version is not strict semver",
+    check: Check::Conversion,
+};
+
+/// A bundle release version is invalid: `error parsing bundle "<name>" release version "<release>": invalid release ...`.
+pub const BUNDLE_RELEASE_INVALID: Rule = Rule {
+    id: id::BUNDLE_RELEASE_INVALID,
+    severity: Severity::Error,
+    summary: "a bundle release version is invalid",
+    check: Check::Conversion,
+};
+
+/// A bundle blob is listed by no channel of its package: `package "<pkg>", bundle "<name>" not found in any channel entries`; not reported when the bundle is listed by a dropped channel.
+pub const BUNDLE_NOT_IN_CHANNEL: Rule = Rule {
+    id: id::BUNDLE_NOT_IN_CHANNEL,
+    severity: Severity::Error,
+    summary: "a bundle blob is listed by no channel of its package",
+    check: Check::Conversion,
+};
+
+/// A channel entry has no bundle blob: `no olm.bundle blobs found in package "<pkg>" for olm.channel entries [<e1> <e2>]`, over every channel of the package (upstream checks only the last one).
+pub const CHANNEL_ENTRY_BUNDLE_MISSING: Rule = Rule {
+    id: id::CHANNEL_ENTRY_BUNDLE_MISSING,
+    severity: Severity::Error,
+    summary: "a channel entry has no bundle blob",
+    check: Check::Conversion,
+};
+
+/// A deprecations blob has no package: `package name must be set for deprecation item <index>`.
+pub const DEPRECATION_PACKAGE_MISSING: Rule = Rule {
+    id: id::DEPRECATION_PACKAGE_MISSING,
+    severity: Severity::Error,
+    summary: "a deprecations blob has no package",
+    check: Check::Conversion,
+};
+
+/// A deprecations blob names an unknown package: `cannot apply deprecations to an unknown package "<pkg>"`.
+pub const DEPRECATION_PACKAGE_UNKNOWN: Rule = Rule {
+    id: id::DEPRECATION_PACKAGE_UNKNOWN,
+    severity: Severity::Error,
+    summary: "a deprecations blob names an unknown package",
+    check: Check::Conversion,
+};
+
+/// A package has more than one deprecations blob: `expected a maximum of one deprecation per package: "<pkg>"`; only the first blob is applied.
+pub const DEPRECATION_DUPLICATE: Rule = Rule {
+    id: id::DEPRECATION_DUPLICATE,
+    severity: Severity::Error,
+    summary: "a package has more than one deprecations blob",
+    check: Check::Conversion,
+};
+
+/// A deprecation entry has no reference schema: `schema must be set for deprecation entry [<j>] for package "<pkg>"`.
+pub const DEPRECATION_ENTRY_SCHEMA_MISSING: Rule = Rule {
+    id: id::DEPRECATION_ENTRY_SCHEMA_MISSING,
+    severity: Severity::Error,
+    summary: "a deprecation entry has no reference schema",
+    check: Check::Conversion,
+};
+
+/// A reference is deprecated twice: `duplicate deprecation entry {schema: "<s>", name: "<n>"} for package "<pkg>"` (upstream prints a Go struct dump of the reference).
+pub const DEPRECATION_ENTRY_DUPLICATE: Rule = Rule {
+    id: id::DEPRECATION_ENTRY_DUPLICATE,
+    severity: Severity::Error,
+    summary: "a reference is deprecated twice",
+    check: Check::Conversion,
+};
+
+/// A deprecation references a bundle with no blob: `cannot deprecate bundle "<n>" for package "<pkg>": bundle not found`.
+pub const DEPRECATION_BUNDLE_UNKNOWN: Rule = Rule {
+    id: id::DEPRECATION_BUNDLE_UNKNOWN,
+    severity: Severity::Error,
+    summary: "a deprecation references a bundle with no blob",
+    check: Check::Conversion,
+};
+
+/// A deprecation references an unknown channel: `cannot deprecate channel "<n>" for package "<pkg>": channel not found`.
+pub const DEPRECATION_CHANNEL_UNKNOWN: Rule = Rule {
+    id: id::DEPRECATION_CHANNEL_UNKNOWN,
+    severity: Severity::Error,
+    summary: "a deprecation references an unknown channel",
+    check: Check::Conversion,
+};
+
+/// A package deprecation reference has a name: `package name must be empty for deprecated package "<pkg>" (specified "<n>")`.
+pub const DEPRECATION_PACKAGE_REFERENCE_NAMED: Rule = Rule {
+    id: id::DEPRECATION_PACKAGE_REFERENCE_NAMED,
+    severity: Severity::Error,
+    summary: "a package deprecation reference has a name",
+    check: Check::Conversion,
+};
+
+/// A deprecation references an unknown schema: `cannot deprecate object {schema: "<s>", name: "<n>"} referenced by entry <j> for package "<pkg>": object schema unknown`.
+pub const DEPRECATION_SCHEMA_UNKNOWN: Rule = Rule {
+    id: id::DEPRECATION_SCHEMA_UNKNOWN,
+    severity: Severity::Error,
+    summary: "a deprecation references an unknown schema",
+    check: Check::Conversion,
+};
