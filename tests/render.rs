@@ -147,3 +147,25 @@ fn render_migrate_flags_conflict() {
             "if any flags in the group [migrate migrate-level] are set none of the others can be",
         ]);
 }
+
+#[test]
+fn render_keeps_bundle_objects_of_json_catalogs() {
+    // Bundle objects are re-read from the file when written; the output must
+    // still carry them, after the other properties, for every bundle.
+    let csv = "eyJraW5kIjoiQ2x1c3RlclNlcnZpY2VWZXJzaW9uIn0=";
+    let mut catalog = String::new();
+    for i in 0..70 {
+        catalog.push_str(&format!(
+            r#"{{"schema":"olm.bundle","name":"foo.v{i}.0.0","package":"foo","image":"","properties":[{{"type":"olm.bundle.object","value":{{"data":"{csv}"}}}},{{"type":"olm.package","value":{{"packageName":"foo","version":"{i}.0.0"}}}}]}}"#
+        ));
+    }
+    let out = Test::new()
+        .file("catalog/foo/catalog.json", &catalog)
+        .args(["render", "catalog"])
+        .run()
+        .success();
+    assert_eq!(out.stdout.matches(csv).count(), 70);
+    let package = out.stdout.find("\"type\": \"olm.package\"").unwrap();
+    let object = out.stdout.find("\"type\": \"olm.bundle.object\"").unwrap();
+    assert!(package < object, "bundle objects come last");
+}

@@ -38,6 +38,11 @@ impl MigrationLevel {
             })
     }
 
+    /// Whether no migration runs.
+    pub fn is_none(self) -> bool {
+        self.0 < 2
+    }
+
     pub fn all() -> MigrationLevel {
         MigrationLevel(MIGRATIONS.len())
     }

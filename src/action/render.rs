@@ -3,8 +3,9 @@
 
 use super::migrate::MigrationLevel;
 use super::template::ImageRefTemplate;
-use crate::declcfg::load::{load_dir, LoadError};
-use crate::declcfg::{Bundle, DeclarativeConfig};
+use crate::declcfg::load::{load_dir, read_deferred, BundleObjects, LoadError};
+use crate::declcfg::write::DocumentCache;
+use crate::declcfg::{Blob, Bundle, DeclarativeConfig};
 use crate::encoding::json::go_quote;
 use crate::property::{BUNDLE_OBJECT, CSV_METADATA};
 use std::path::Path;
@@ -102,7 +103,8 @@ impl Render {
             message,
         };
         match classify(reference) {
-            RefKind::CatalogDir => load_dir(Path::new(reference), reference).map_err(|source| {
+            RefKind::CatalogDir => load_dir(Path::new(reference), reference, self.bundle_objects())
+                .map_err(|source| {
                 RenderError::Load {
                     reference: reference.to_string(),
                     source,
@@ -122,6 +124,33 @@ impl Render {
                 "rendering images is not supported yet by this opm build (the path does not exist, so it was taken as an image reference)".to_string(),
             )),
         }
+    }
+
+    /// Bundle objects are read again when written, unless a migration needs
+    /// them now.
+    fn bundle_objects(&self) -> BundleObjects {
+        if self.migrations.is_none() {
+            BundleObjects::Defer
+        } else {
+            BundleObjects::Keep
+        }
+    }
+
+    /// Brings back a deferred bundle's objects just before it is written.
+    pub fn prepare(blob: &mut Blob, cache: &mut DocumentCache) -> Result<(), RenderError> {
+        let Blob::Bundle(bundle) = blob else {
+            return Ok(());
+        };
+        let Some(deferred) = bundle.deferred.take() else {
+            return Ok(());
+        };
+        let fresh = read_deferred(&deferred, cache).map_err(|e| RenderError::Reference {
+            reference: e.path.clone(),
+            message: e.message,
+        })?;
+        bundle.properties = fresh.properties;
+        post_process(bundle);
+        Ok(())
     }
 
     fn render_bundle_dir(&self, reference: &str) -> Result<Bundle, String> {

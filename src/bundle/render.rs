@@ -34,6 +34,7 @@ pub(super) fn render(bundle: &ParsedBundle, image: &str) -> Result<Bundle, Bundl
         properties: props,
         related_images,
         origin: None,
+        deferred: None,
     })
 }
 

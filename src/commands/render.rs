@@ -55,8 +55,11 @@ pub(super) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         }
     };
     let blobs = sorted_blobs(config);
-    write_blobs(&blobs, format, |text| {
-        crate::output::stdout(text.as_bytes())
-    })?;
+    write_blobs(
+        blobs,
+        format,
+        &|blob, cache| Render::prepare(blob, cache).map_err(anyhow::Error::from),
+        |text| crate::output::stdout(text.as_bytes()).map_err(anyhow::Error::from),
+    )?;
     Ok(ExitStatus::Success)
 }

@@ -1,5 +1,5 @@
 use crate::cli::ValidateArgs;
-use crate::declcfg::load::load_dir;
+use crate::declcfg::load::{load_dir, BundleObjects};
 use crate::encoding::json::{go_quote, Pretty};
 use crate::ExitStatus;
 use anyhow::bail;
@@ -15,7 +15,7 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         Ok(_) => {}
     }
     // Upstream checks the output format only after validating.
-    let (message, locations) = match load_dir(Path::new(dir), dir) {
+    let (message, locations) = match load_dir(Path::new(dir), dir, BundleObjects::Drop) {
         Err(error) => (
             Some(
                 error

@@ -436,6 +436,7 @@ fn decode_bundle(map: &mut Map<String, Value>, origin: Option<Origin>) -> Result
         properties,
         related_images,
         origin,
+        deferred: None,
     })
 }
 

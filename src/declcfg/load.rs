@@ -12,6 +12,25 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+/// What the loader keeps of `olm.bundle.object` values, the bulk of a
+/// catalog. They are always checked (a bad one fails the load, as upstream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BundleObjects {
+    /// Keep them.
+    Keep,
+    /// Replace them by `null` (validation only needs to know they exist).
+    Drop,
+    /// Replace them by `null` and remember where the bundle came from, so
+    /// that a writer can read them again ([`read_deferred`]): rendering a large
+    /// catalog then never holds all of it in memory. Files too large to read
+    /// again cheaply, and YAML files, keep their objects.
+    Defer,
+}
+
+/// Files above this size keep their bundle objects even when deferring:
+/// re-reading them for every few bundles would cost more than the memory.
+const DEFER_MAX_FILE: usize = 64 << 20;
+
 /// One problem that stopped a file from loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileError {
@@ -125,10 +144,40 @@ pub fn io_message(error: &std::io::Error) -> String {
     }
 }
 
-/// Parses one file's bytes into blobs.
+/// Parses one file's bytes into blobs, keeping every bundle object.
 pub fn parse_file(bytes: &[u8], display: &str) -> Result<Vec<Blob>, FileError> {
+    parse_file_with(bytes, display, None, BundleObjects::Keep)
+}
+
+/// Replaces the values of a bundle's `olm.bundle.object` properties by `null`.
+fn strip_objects(blob: &mut Blob) -> bool {
+    let Blob::Bundle(bundle) = blob else {
+        return false;
+    };
+    let mut stripped = false;
+    for property in &mut bundle.properties {
+        if property.kind == crate::property::BUNDLE_OBJECT {
+            property.value = Some(serde_json::Value::Null);
+            stripped = true;
+        }
+    }
+    stripped
+}
+
+fn parse_file_with(
+    bytes: &[u8],
+    display: &str,
+    file: Option<&Arc<Path>>,
+    objects: BundleObjects,
+) -> Result<Vec<Blob>, FileError> {
     let path: Arc<str> = Arc::from(display);
     if let Some(values) = fast_json_stream(bytes) {
+        let defer = match file {
+            Some(file) if objects == BundleObjects::Defer && bytes.len() <= DEFER_MAX_FILE => {
+                Some(file)
+            }
+            _ => None,
+        };
         let mut blobs = Vec::with_capacity(values.len());
         for (index, mut value) in values.into_iter().enumerate() {
             sort_keys(&mut value);
@@ -136,11 +185,27 @@ pub fn parse_file(bytes: &[u8], display: &str) -> Result<Vec<Blob>, FileError> {
                 path: Arc::clone(&path),
                 document: index,
             });
-            let blob = decode_blob(value, false, origin).map_err(|e| FileError {
+            let mut blob = decode_blob(value, false, origin).map_err(|e| FileError {
                 path: display.to_string(),
                 document: Some(index),
                 message: e.message,
             })?;
+            match (objects, defer) {
+                (BundleObjects::Keep, _) | (BundleObjects::Defer, None) => {}
+                (BundleObjects::Drop, _) => {
+                    strip_objects(&mut blob);
+                }
+                (BundleObjects::Defer, Some(file)) => {
+                    if strip_objects(&mut blob) {
+                        if let Blob::Bundle(bundle) = &mut blob {
+                            bundle.deferred = Some(super::Deferred {
+                                file: Arc::clone(file),
+                                document: index,
+                            });
+                        }
+                    }
+                }
+            }
             blobs.push(blob);
         }
         return Ok(blobs);
@@ -170,8 +235,11 @@ pub fn parse_file(bytes: &[u8], display: &str) -> Result<Vec<Blob>, FileError> {
         };
         let mut value = value;
         sort_keys(&mut value);
-        let blob = decode_blob(value, from_yaml, origin)
+        let mut blob = decode_blob(value, from_yaml, origin)
             .map_err(|DecodeError { message }| fail(message))?;
+        if objects == BundleObjects::Drop {
+            strip_objects(&mut blob);
+        }
         blobs.push(blob);
     }
     Ok(blobs)
@@ -207,9 +275,13 @@ pub fn sort_keys(value: &mut serde_json::Value) {
 }
 
 /// Loads a catalog directory. Every failing file is reported.
-pub fn load_dir(root: &Path, display_root: &str) -> Result<DeclarativeConfig, LoadError> {
+pub fn load_dir(
+    root: &Path,
+    display_root: &str,
+    objects: BundleObjects,
+) -> Result<DeclarativeConfig, LoadError> {
     let files = catalog_files(root, display_root)?;
-    let results = parse_files_parallel(&files);
+    let results = parse_files_parallel(&files, objects);
     let mut config = DeclarativeConfig::default();
     let mut errors = Vec::new();
     for result in results {
@@ -229,22 +301,66 @@ pub fn load_dir(root: &Path, display_root: &str) -> Result<DeclarativeConfig, Lo
     }
 }
 
-fn parse_one(path: &Path, display: &str) -> Result<Vec<Blob>, FileError> {
+fn parse_one(path: &Path, display: &str, objects: BundleObjects) -> Result<Vec<Blob>, FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError {
         path: display.to_string(),
         document: None,
         message: format!("read {display}: {}", io_message(&e)),
     })?;
-    parse_file(&bytes, display)
+    let file: Arc<Path> = Arc::from(path);
+    parse_file_with(&bytes, display, Some(&file), objects)
+}
+
+/// Reads a deferred bundle's document again; `cache` holds the documents of
+/// the last file read, so consecutive bundles of one file parse it once.
+pub fn read_deferred(
+    deferred: &super::Deferred,
+    cache: &mut Option<(Arc<Path>, Vec<Option<serde_json::Value>>)>,
+) -> Result<super::Bundle, FileError> {
+    let display = deferred.file.display().to_string();
+    let fail = |message: String| FileError {
+        path: display.clone(),
+        document: Some(deferred.document),
+        message,
+    };
+    let cached = matches!(cache, Some((file, _)) if *file == deferred.file);
+    if !cached {
+        let bytes = std::fs::read(&deferred.file)
+            .map_err(|e| fail(format!("read {display}: {}", io_message(&e))))?;
+        let values = fast_json_stream(&bytes)
+            .ok_or_else(|| fail(format!("{display} changed while it was being read")))?;
+        *cache = Some((
+            Arc::clone(&deferred.file),
+            values.into_iter().map(Some).collect(),
+        ));
+    }
+    let value = cache
+        .as_mut()
+        .and_then(|(_, documents)| documents.get_mut(deferred.document))
+        .and_then(Option::take)
+        .ok_or_else(|| fail(format!("{display} changed while it was being read")))?;
+    let mut value = value;
+    sort_keys(&mut value);
+    match decode_blob(value, false, None) {
+        Ok(Blob::Bundle(bundle)) => Ok(bundle),
+        Ok(_) => Err(fail(format!("{display} changed while it was being read"))),
+        Err(e) => Err(fail(e.message)),
+    }
 }
 
 /// Parses files on every core; results come back in the order of `files`.
-fn parse_files_parallel(files: &[(PathBuf, String)]) -> Vec<Result<Vec<Blob>, FileError>> {
+fn parse_files_parallel(
+    files: &[(PathBuf, String)],
+    objects: BundleObjects,
+) -> Vec<Result<Vec<Blob>, FileError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(files.len().max(1));
     if threads <= 1 {
-        return files.iter().map(|(p, d)| parse_one(p, d)).collect();
+        return files
+            .iter()
+            .map(|(p, d)| parse_one(p, d, objects))
+            .collect();
     }
     let next = AtomicUsize::new(0);
     let mut slots: Vec<Option<Result<Vec<Blob>, FileError>>> = Vec::new();
@@ -259,7 +375,7 @@ fn parse_files_parallel(files: &[(PathBuf, String)]) -> Vec<Result<Vec<Blob>, Fi
                         let Some((path, display)) = files.get(i) else {
                             break;
                         };
-                        done.push((i, parse_one(path, display)));
+                        done.push((i, parse_one(path, display, objects)));
                     }
                     done
                 })

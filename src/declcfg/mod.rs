@@ -99,6 +99,17 @@ pub struct Bundle {
     pub properties: Vec<Property>,
     pub related_images: Vec<RelatedImage>,
     pub origin: Option<Origin>,
+    /// Set when the loader left the values of the `olm.bundle.object`
+    /// properties behind (they are `null` here) to be read again from the
+    /// file when the bundle is written; see [`load::BundleObjects`].
+    pub deferred: Option<Deferred>,
+}
+
+/// Where to find a bundle's document again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deferred {
+    pub file: Arc<std::path::Path>,
+    pub document: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Default)]

@@ -425,41 +425,60 @@ pub fn blob_to_value(blob: &Blob) -> Value {
 }
 
 /// Formats `blobs` on every core, handing the text to `sink` in order, a few
-/// megabytes at a time.
-pub fn write_blobs<E>(
-    blobs: &[Blob],
+/// megabytes at a time. `prepare` runs on each blob just before it is
+/// formatted (with a per-worker document cache, see
+/// [`super::load::read_deferred`]); each blob's data is released once written.
+pub fn write_blobs<E: Send>(
+    mut blobs: Vec<Blob>,
     format: Format,
+    prepare: &(dyn Fn(&mut Blob, &mut DocumentCache) -> Result<(), E> + Sync),
     mut sink: impl FnMut(&str) -> Result<(), E>,
 ) -> Result<(), E> {
-    const PER_WORKER: usize = 64;
+    const PER_WORKER: usize = 32;
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .clamp(1, 8);
-    let format_all = |chunk: &[Blob]| {
+    let mut caches: Vec<DocumentCache> = (0..threads).map(|_| None).collect();
+    let format_all = |chunk: &mut [Blob], cache: &mut DocumentCache| -> Result<String, E> {
         let mut text = String::new();
         for blob in chunk {
+            prepare(blob, cache)?;
             write_blob(blob, format, &mut text);
+            release(blob);
         }
-        text
+        Ok(text)
     };
-    for round in blobs.chunks(PER_WORKER * threads) {
+    for round in blobs.chunks_mut(PER_WORKER * threads) {
         if threads == 1 || round.len() <= PER_WORKER {
-            sink(&format_all(round))?;
+            sink(&format_all(round, &mut caches[0])?)?;
             continue;
         }
-        let texts: Vec<String> = std::thread::scope(|scope| {
+        let texts: Vec<Result<String, E>> = std::thread::scope(|scope| {
             let handles: Vec<_> = round
-                .chunks(PER_WORKER)
-                .map(|chunk| scope.spawn(move || format_all(chunk)))
+                .chunks_mut(PER_WORKER)
+                .zip(caches.iter_mut())
+                .map(|(chunk, cache)| scope.spawn(move || format_all(chunk, cache)))
                 .collect();
             handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                 .collect()
         });
-        for text in &texts {
-            sink(text)?;
+        for text in texts {
+            sink(&text?)?;
         }
     }
     Ok(())
+}
+
+/// The last file a writer worker read again, by document.
+pub type DocumentCache = Option<(std::sync::Arc<std::path::Path>, Vec<Option<Value>>)>;
+
+/// Frees the bulky parts of a written blob.
+fn release(blob: &mut Blob) {
+    match blob {
+        Blob::Bundle(bundle) => bundle.properties = Vec::new(),
+        Blob::Other(meta) => meta.blob = Value::Null,
+        _ => {}
+    }
 }

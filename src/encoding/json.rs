@@ -23,6 +23,31 @@ const ESCAPE: [u8; 256] = {
     table
 };
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any byte of `word` is zero (the classic bit trick; exact when
+/// combined with `!word`).
+fn has_zero_byte(word: u64) -> bool {
+    word.wrapping_sub(ONES) & !word & HIGHS != 0
+}
+
+fn has_byte(word: u64, byte: u8) -> bool {
+    has_zero_byte(word ^ (ONES * u64::from(byte)))
+}
+
+/// Whether any of 8 bytes may need escaping (controls, `"`, `\\`, the lead
+/// byte of U+2028/U+2029, and `<>&` when escaping HTML).
+fn needs_escape(word: u64, escape_html: bool) -> bool {
+    // A byte below 0x20: subtracting 0x20 borrows into its high bit.
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
+    below_space
+        || has_byte(word, b'"')
+        || has_byte(word, b'\\')
+        || has_byte(word, 0xE2)
+        || (escape_html && (has_byte(word, b'<') || has_byte(word, b'>') || has_byte(word, b'&')))
+}
+
 /// Appends `s` as a Go JSON string literal.
 pub fn write_string(s: &str, out: &mut String, escape_html: bool) {
     out.push('"');
@@ -30,6 +55,17 @@ pub fn write_string(s: &str, out: &mut String, escape_html: bool) {
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
+        // Skip 8 bytes at a time while none needs escaping (most of a
+        // catalog: long base64 strings).
+        if let Some(word) = bytes.get(i..i + 8) {
+            let word = u64::from_le_bytes([
+                word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+            ]);
+            if !needs_escape(word, escape_html) {
+                i += 8;
+                continue;
+            }
+        }
         let b = bytes[i];
         let class = ESCAPE[b as usize];
         if class == 0 || (class == 2 && !escape_html) {
@@ -267,6 +303,24 @@ mod tests {
             compact(&v, true),
             r#""a\u003cb\u003e\u0026\"\\\n\u0001\u2028é""#
         );
+    }
+
+    #[test]
+    fn escapes_found_at_every_position_of_a_block() {
+        for special in ['"', '\\', '\n', '\u{1}', '<', '&', '\u{2028}', 'é'] {
+            for at in 0..20 {
+                let mut text: String = "abcdefghijklmnopqrst".into();
+                text.insert(at, special);
+                let mut fast = String::new();
+                write_string(&text, &mut fast, true);
+                let expected = serde_json::to_string(&text)
+                    .unwrap()
+                    .replace('<', "\\u003c")
+                    .replace('&', "\\u0026")
+                    .replace('\u{2028}', "\\u2028");
+                assert_eq!(fast, expected, "{special:?} at {at}");
+            }
+        }
     }
 
     #[test]
