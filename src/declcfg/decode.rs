@@ -34,6 +34,21 @@ pub fn decode_blob(
     from_yaml: bool,
     origin: Option<Origin>,
 ) -> Result<Blob, DecodeError> {
+    decode_blob_with(value, from_yaml, origin, true)
+}
+
+/// [`decode_blob`] for a document already decoded once, whose bundle objects
+/// are known to be valid.
+pub fn decode_blob_again(value: Value, origin: Option<Origin>) -> Result<Blob, DecodeError> {
+    decode_blob_with(value, false, origin, false)
+}
+
+fn decode_blob_with(
+    value: Value,
+    from_yaml: bool,
+    origin: Option<Origin>,
+    check_objects: bool,
+) -> Result<Blob, DecodeError> {
     // Upstream decodes a document into a generic map through sigs.k8s.io/yaml,
     // whose errors carry this prefix; JSON documents only get it for a
     // non-object value.
@@ -76,7 +91,9 @@ pub fn decode_blob(
         SCHEMA_BUNDLE => {
             let bundle = decode_bundle(&mut map, origin)
                 .map_err(|m| DecodeError::new(format!("parse bundle: {m}")))?;
-            check_bundle_objects(&bundle)?;
+            if check_objects {
+                check_bundle_objects(&bundle)?;
+            }
             Ok(Blob::Bundle(bundle))
         }
         SCHEMA_DEPRECATIONS => decode_deprecation(&mut map, origin)

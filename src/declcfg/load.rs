@@ -4,7 +4,7 @@
 //! Files are parsed in parallel but results are assembled in walk order, so
 //! the loaded catalog (and every error) is the same on every run.
 
-use super::decode::{decode_blob, DecodeError};
+use super::decode::{decode_blob, decode_blob_again, DecodeError};
 use super::ignore::IndexIgnore;
 use super::{Blob, DeclarativeConfig, Origin};
 use crate::encoding::stream::{decode_documents, Document};
@@ -341,7 +341,7 @@ pub fn read_deferred(
         .ok_or_else(|| fail(format!("{display} changed while it was being read")))?;
     let mut value = value;
     sort_keys(&mut value);
-    match decode_blob(value, false, None) {
+    match decode_blob_again(value, None) {
         Ok(Blob::Bundle(bundle)) => Ok(bundle),
         Ok(_) => Err(fail(format!("{display} changed while it was being read"))),
         Err(e) => Err(fail(e.message)),

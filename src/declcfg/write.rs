@@ -428,18 +428,25 @@ pub fn blob_to_value(blob: &Blob) -> Value {
 /// megabytes at a time. `prepare` runs on each blob just before it is
 /// formatted (with a per-worker document cache, see
 /// [`super::load::read_deferred`]); each blob's data is released once written.
+///
+/// Workers take chunks of consecutive blobs from a shared counter and may run
+/// at most a few chunks ahead of the writer, which bounds the memory held in
+/// formatted text.
 pub fn write_blobs<E: Send>(
     mut blobs: Vec<Blob>,
     format: Format,
     prepare: &(dyn Fn(&mut Blob, &mut DocumentCache) -> Result<(), E> + Sync),
     mut sink: impl FnMut(&str) -> Result<(), E>,
 ) -> Result<(), E> {
-    const PER_WORKER: usize = 32;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex};
+
+    const PER_CHUNK: usize = 16;
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .clamp(1, 8);
-    let mut caches: Vec<DocumentCache> = (0..threads).map(|_| None).collect();
-    let format_all = |chunk: &mut [Blob], cache: &mut DocumentCache| -> Result<String, E> {
+    let window = 4 * threads;
+    let format_chunk = |chunk: &mut [Blob], cache: &mut DocumentCache| -> Result<String, E> {
         let mut text = String::new();
         for blob in chunk {
             prepare(blob, cache)?;
@@ -448,27 +455,75 @@ pub fn write_blobs<E: Send>(
         }
         Ok(text)
     };
-    for round in blobs.chunks_mut(PER_WORKER * threads) {
-        if threads == 1 || round.len() <= PER_WORKER {
-            sink(&format_all(round, &mut caches[0])?)?;
-            continue;
+    if threads == 1 || blobs.len() <= PER_CHUNK {
+        let mut cache = None;
+        for chunk in blobs.chunks_mut(PER_CHUNK) {
+            sink(&format_chunk(chunk, &mut cache)?)?;
         }
-        let texts: Vec<Result<String, E>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = round
-                .chunks_mut(PER_WORKER)
-                .zip(caches.iter_mut())
-                .map(|(chunk, cache)| scope.spawn(move || format_all(chunk, cache)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-        for text in texts {
-            sink(&text?)?;
-        }
+        return Ok(());
     }
-    Ok(())
+    let chunks: Vec<Mutex<&mut [Blob]>> = blobs.chunks_mut(PER_CHUNK).map(Mutex::new).collect();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    // The index of the first chunk not yet written, for the look-ahead limit.
+    let written = Mutex::new(0usize);
+    let advanced = Condvar::new();
+    let (sender, receiver) = std::sync::mpsc::channel::<(usize, Result<String, E>)>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let sender = sender.clone();
+            let (chunks, next, stop, written, advanced) =
+                (&chunks, &next, &stop, &written, &advanced);
+            let format_chunk = &format_chunk;
+            scope.spawn(move || {
+                let mut cache = None;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= chunks.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    {
+                        let mut done = written.lock().unwrap_or_else(|e| e.into_inner());
+                        while i >= *done + window && !stop.load(Ordering::Relaxed) {
+                            done = advanced.wait(done).unwrap_or_else(|e| e.into_inner());
+                        }
+                    }
+                    let mut chunk = chunks[i].lock().unwrap_or_else(|e| e.into_inner());
+                    let text = format_chunk(&mut chunk, &mut cache);
+                    if sender.send((i, text)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut pending = std::collections::BTreeMap::new();
+        let mut expected = 0;
+        let mut outcome = Ok(());
+        for (i, text) in receiver.iter() {
+            pending.insert(i, text);
+            while let Some(text) = pending.remove(&expected) {
+                let result = text.and_then(|text| sink(&text));
+                expected += 1;
+                *written.lock().unwrap_or_else(|e| e.into_inner()) = expected;
+                advanced.notify_all();
+                if let Err(error) = result {
+                    outcome = Err(error);
+                    stop.store(true, Ordering::Relaxed);
+                    advanced.notify_all();
+                    break;
+                }
+            }
+            if outcome.is_err() {
+                break;
+            }
+        }
+        // Let waiting workers see the stop flag (or the end) and finish.
+        stop.store(true, Ordering::Relaxed);
+        advanced.notify_all();
+        drop(receiver);
+        outcome
+    })
 }
 
 /// The last file a writer worker read again, by document.
