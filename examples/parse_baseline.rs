@@ -1,3 +1,8 @@
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command-line benchmark tool"
+)]
 //! Benchmark baseline: read every file of a catalog directory and JSON-parse
 //! each document once (no validation, no output), on one thread. The
 //! benchmark compares `opm validate` and `opm render` against this.

@@ -401,7 +401,10 @@ impl GenerateDockerfile {
 mod tests {
     use super::*;
 
-    const CASES: &str = "/work/shared/conformance/cases/generate-dockerfile";
+    const CASES: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/conformance/cases/generate-dockerfile"
+    );
     const DEFAULT_IMAGE: &str = "quay.io/operator-framework/opm:latest";
 
     /// (case, dir arg, base, builder, `-l` values, expected `out/` file)

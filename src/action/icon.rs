@@ -489,7 +489,10 @@ fn ci_prefix(t: &[u8], i: usize, lit: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    const CASES: &str = "/work/shared/conformance/cases/init";
+    const CASES: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/conformance/cases/init"
+    );
 
     /// Every `opm init -i` conformance case: the icon file and the media
     /// type that upstream accepted, or "" / the non-image type it refused.

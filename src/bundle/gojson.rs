@@ -32,20 +32,11 @@ pub(crate) fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
         .map(|(_, v)| v)
 }
 
-/// Go's name for the JSON type of `v` in `UnmarshalTypeError`.
-pub(crate) fn kind_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 pub(crate) fn type_error(v: &Value, target: &str) -> String {
-    format!("json: cannot unmarshal {} into {target}", kind_name(v))
+    format!(
+        "json: cannot unmarshal {} into {target}",
+        crate::encoding::json::type_name(v)
+    )
 }
 
 /// `v` with the keys of every object sorted (byte order), as Go writes maps.

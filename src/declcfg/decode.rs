@@ -63,7 +63,7 @@ fn decode_blob_with(
         other => {
             return Err(DecodeError::new(format!(
                 "{YAML_PREFIX}json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                json_type_name(&other)
+                json::type_name(&other)
             )))
         }
     };
@@ -106,18 +106,6 @@ fn decode_blob_with(
             blob: Value::Object(map),
             origin,
         })),
-    }
-}
-
-/// The name Go's decoder uses for a JSON value's type in its errors.
-pub fn json_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 
@@ -230,7 +218,7 @@ struct Field<'a> {
 fn type_error(value: &Value, field: &Field<'_>) -> String {
     format!(
         "json: cannot unmarshal {} into Go struct field {} of type {}",
-        json_type_name(value),
+        json::type_name(value),
         field.path,
         field.go_type
     )

@@ -155,6 +155,18 @@ pub fn write_string(s: &str, out: &mut String, escape_html: bool) {
     out.push('"');
 }
 
+/// The name Go's decoder uses for a JSON value's type in its errors.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 /// Appends a number's text. The parser keeps every digit but spells an
 /// exponent as `e+N`; `e+` is written back as `e`, the common spelling.
 pub fn write_number(n: &serde_json::Number, out: &mut String) {

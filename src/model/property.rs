@@ -321,7 +321,7 @@ struct Context {
 
 impl Context {
     fn mismatch(&self, value: &Value, target: &str) -> String {
-        self.mismatch_kind(json_kind(value), target)
+        self.mismatch_kind(crate::encoding::json::type_name(value), target)
     }
 
     fn mismatch_kind(&self, kind: &str, target: &str) -> String {
@@ -332,17 +332,6 @@ impl Context {
             ),
             None => format!("json: cannot unmarshal {kind} into Go value of type {target}"),
         }
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

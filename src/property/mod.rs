@@ -3,8 +3,8 @@
 
 pub mod csv_metadata;
 
-use crate::declcfg::decode::json_type_name;
 use crate::encoding::base64;
+use crate::encoding::json::type_name as json_type_name;
 use serde_json::Value;
 
 pub const PACKAGE: &str = "olm.package";
