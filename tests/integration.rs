@@ -4,6 +4,7 @@
 mod util;
 
 mod cli;
+mod corpus;
 mod dockerfile;
 mod init;
 mod malformed;

@@ -1,0 +1,39 @@
+//! Every real catalog of the shared corpus validates and renders in both formats.
+
+use crate::util::Test;
+use std::path::PathBuf;
+
+fn corpus_catalogs() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/fbc");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("corpus at {}: {e}", root.display()))
+        .map(|entry| entry.expect("corpus entry").path())
+        .filter(|path| path.is_dir())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 6, "expected the six corpus catalogs");
+    dirs
+}
+
+#[test]
+fn corpus_catalogs_validate_and_render() {
+    for dir in corpus_catalogs() {
+        let dir = dir.to_str().expect("utf-8 path").to_string();
+        Test::new().args(["validate", &dir]).run().success();
+        let json = Test::new().args(["render", &dir]).run().success();
+        let documents = serde_json::Deserializer::from_str(&json.stdout)
+            .into_iter::<serde_json::Value>()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap_or_else(|e| panic!("{dir}: rendered JSON does not parse: {e}"));
+        assert!(!documents.is_empty(), "{dir}: nothing rendered");
+        let yaml = Test::new()
+            .args(["render", &dir, "-o", "yaml"])
+            .run()
+            .success();
+        assert_eq!(
+            yaml.stdout.matches("\n---\n").count() + 1,
+            documents.len(),
+            "{dir}: YAML and JSON renderings hold different numbers of blobs"
+        );
+    }
+}
