@@ -27,8 +27,10 @@
 //! entry with empty fields.
 
 mod gojson;
+pub mod mediatype;
 mod parse;
 mod render;
+pub mod validate;
 
 pub use parse::parse_bundle_dir;
 

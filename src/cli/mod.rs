@@ -3,6 +3,8 @@
 //! Positional arguments and `-o` values are taken as plain strings so that
 //! `commands` can report upstream's exact (cobra) messages for them.
 
+pub mod bundle;
+
 use clap::{Args, Parser, Subcommand};
 
 const ROOT_LONG: &str =
@@ -48,6 +50,11 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Operator bundle commands
+    Bundle(bundle::BundleArgs),
+    /// Run an alpha subcommand
+    #[command(hide = !help_alpha())]
+    Alpha(AlphaArgs),
     /// Generate a stream of file-based catalog objects from catalogs and bundles
     Render(RenderArgs),
     /// Validate the declarative index config
@@ -102,6 +109,18 @@ pub struct ValidateArgs {
     /// Output format (json|yaml); without it, problems are printed as an error
     #[arg(short, long, default_value = "")]
     pub output: String,
+}
+
+#[derive(Debug, Args)]
+pub struct AlphaArgs {
+    #[command(subcommand)]
+    pub command: AlphaCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AlphaCommand {
+    /// Operator bundle commands (the same as `opm bundle`)
+    Bundle(bundle::BundleArgs),
 }
 
 #[derive(Debug, Args)]

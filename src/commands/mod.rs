@@ -1,18 +1,25 @@
 //! Thin glue between the command line and the actions: check arguments the
 //! way upstream (cobra) does, build the action input, run it, print.
 
+mod bundle;
+mod bundle_generate;
+mod bundle_validate;
 mod dockerfile;
 mod init;
 mod render;
 mod validate;
 
-use crate::cli::{Cli, Command, GenerateCommand};
+use crate::cli::{AlphaCommand, Cli, Command, GenerateCommand};
 use crate::ExitStatus;
 use anyhow::bail;
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
     let Cli { global, command } = cli;
     match command {
+        Command::Bundle(args)
+        | Command::Alpha(crate::cli::AlphaArgs {
+            command: AlphaCommand::Bundle(args),
+        }) => bundle::run(args),
         Command::Render(args) => {
             // Upstream checks these where it builds a registry client.
             check_transport_flags(&global)?;

@@ -1,0 +1,165 @@
+//! Bundle media types and their detection from a manifests directory
+//! (upstream's `GetMediaType`): Helm chart, registry+v1 (a CSV), or plain.
+
+use crate::encoding::stream::{decode_documents, Document};
+use serde_json::Value;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MediaType {
+    RegistryV1,
+    RegistryV2,
+    Plain,
+    Helm,
+}
+
+impl MediaType {
+    /// The annotation value `generate` writes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MediaType::RegistryV1 => "registry+v1",
+            MediaType::RegistryV2 => "registry+v2",
+            MediaType::Plain => "plain",
+            MediaType::Helm => "helm",
+        }
+    }
+
+    /// Reads an annotation value; `plain` and `plain+v0` are the same type.
+    pub fn parse(value: &str) -> Option<MediaType> {
+        match value {
+            "registry+v1" => Some(MediaType::RegistryV1),
+            "registry+v2" => Some(MediaType::RegistryV2),
+            "plain" | "plain+v0" => Some(MediaType::Plain),
+            "helm" => Some(MediaType::Helm),
+            _ => None,
+        }
+    }
+}
+
+/// The documents of a manifest file that are JSON objects carrying a
+/// non-empty `kind` (what upstream's decoder accepts as an object). Every
+/// document is read, not only the first (a deliberate difference from
+/// upstream); a file that does not decode yields nothing.
+pub fn objects(bytes: &[u8]) -> Vec<Value> {
+    let Ok(documents) = decode_documents(bytes) else {
+        return Vec::new();
+    };
+    documents
+        .into_iter()
+        .filter_map(|document| match document {
+            Document::Json(text) => serde_json::from_str::<Value>(text).ok(),
+            Document::Yaml(value) => Some(value),
+        })
+        .filter(|value| {
+            value
+                .get("kind")
+                .and_then(Value::as_str)
+                .is_some_and(|k| !k.is_empty())
+        })
+        .collect()
+}
+
+/// Upstream's media-type detection over the files directly inside `dir`
+/// (lexical order; sub-directories are ignored), reading every document of
+/// each file.
+pub fn detect(dir: &Path) -> Result<MediaType, String> {
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| !e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.file_name())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    if names.is_empty() {
+        return Err(format!(
+            "The directory {} contains no yaml files",
+            dir.display()
+        ));
+    }
+    let mut has_csv = false;
+    let mut is_chart = false;
+    for name in &names {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path)
+            .map_err(|_| format!("Unable to read file {} in bundle", path.display()))?;
+        if name == "Chart.yaml" && chart_name(&bytes).is_some_and(|n| !n.is_empty()) {
+            is_chart = true;
+        }
+        if objects(&bytes)
+            .iter()
+            .any(|o| o.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion"))
+        {
+            has_csv = true;
+        }
+    }
+    Ok(if is_chart {
+        MediaType::Helm
+    } else if has_csv {
+        MediaType::RegistryV1
+    } else {
+        MediaType::Plain
+    })
+}
+
+/// The `name` of a Helm `Chart.yaml`.
+fn chart_name(bytes: &[u8]) -> Option<String> {
+    let value = crate::encoding::yaml_read::yaml_bytes_to_json(bytes).ok()?;
+    value
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, contents) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, contents).unwrap();
+        }
+        dir
+    }
+
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], Result<MediaType, ()>);
+
+    #[test]
+    fn detection() {
+        let csv = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {name: x}\n";
+        let cases: &[Case<'_>] = &[
+            ("csv", &[("csv.yaml", csv)], Ok(MediaType::RegistryV1)),
+            (
+                "csv-json",
+                &[("csv.json", "{\"kind\": \"ClusterServiceVersion\"}")],
+                Ok(MediaType::RegistryV1),
+            ),
+            ("readme", &[("README.md", "# hi\n")], Ok(MediaType::Plain)),
+            (
+                "csv-in-subdir",
+                &[("sub/csv.yaml", csv), ("cm.yaml", "kind: ConfigMap\n")],
+                Ok(MediaType::Plain),
+            ),
+            (
+                "csv-second-doc",
+                &[("all.yaml", &format!("kind: ConfigMap\n---\n{csv}"))],
+                Ok(MediaType::RegistryV1),
+            ),
+            (
+                "chart",
+                &[("Chart.yaml", "name: x\n"), ("csv.yaml", csv)],
+                Ok(MediaType::Helm),
+            ),
+            ("empty", &[], Err(())),
+        ];
+        for (name, files, expected) in cases {
+            let d = dir(files);
+            assert_eq!(detect(d.path()).map_err(|_| ()), *expected, "{name}");
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! `opm bundle …` (also `opm alpha bundle …`): clap types only.
+
+use clap::{Args, Subcommand};
+
+#[derive(Debug, Args)]
+#[command(
+    about = "Operator bundle commands",
+    long_about = "Generate operator bundle metadata and build bundle image."
+)]
+pub struct BundleArgs {
+    #[command(subcommand)]
+    pub command: BundleCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BundleCommand {
+    /// Generate operator bundle metadata and Dockerfile
+    #[command(long_about = GENERATE_LONG)]
+    Generate(BundleGenerateArgs),
+    /// Validate bundle image or directory
+    #[command(long_about = VALIDATE_LONG)]
+    Validate(BundleValidateArgs),
+}
+
+const GENERATE_LONG: &str = "The \"opm alpha bundle generate\" command will generate operator
+bundle metadata if needed and a Dockerfile to build Operator bundle image.
+
+$ opm alpha bundle generate --directory /test/0.1.0/ --package test-operator \\
+	--channels stable,beta --default stable
+
+Note:
+* All manifests yaml must be in the same directory.";
+
+const VALIDATE_LONG: &str = "The \"opm bundle validate\" command validates a bundle directory or a
+bundle image: its format (manifests/ and metadata/, annotations, dependencies),
+its content (supported kinds, ClusterServiceVersion and CustomResourceDefinition
+rules, object metadata) and, on request, optional validators.
+
+$ opm bundle validate ./my-operator/0.1.0/
+$ opm bundle validate --tag quay.io/test/test-operator:latest";
+
+#[derive(Debug, Args)]
+pub struct BundleGenerateArgs {
+    /// Unexpected positional arguments (reported as upstream does)
+    #[arg(hide = true)]
+    pub extra: Vec<String>,
+    /// The directory where bundle manifests for a specific version are located.
+    #[arg(short = 'd', long)]
+    pub directory: Option<String>,
+    /// The name of the package that bundle image belongs to (Required if directory is not pointing to a bundle in the nested bundle format)
+    #[arg(short = 'p', long, value_name = "directory")]
+    pub package: Option<String>,
+    /// The list of channels that bundle image belongs to(Required if directory is not pointing to a bundle in the nested bundle format)
+    #[arg(short = 'c', long, value_name = "directory")]
+    pub channels: Option<String>,
+    /// The default channel for the bundle image
+    #[arg(short = 'e', long = "default")]
+    pub default_channel: Option<String>,
+    /// Optional output directory for operator manifests
+    #[arg(short = 'u', long)]
+    pub output_dir: Option<String>,
+    /// Use a custom image pullspec as the base bundle image
+    #[arg(long, default_value = "scratch")]
+    pub base_image: String,
+}
+
+#[derive(Debug, Args)]
+pub struct BundleValidateArgs {
+    /// Bundle directory or image reference (`image://REF`, or a reference that is not an existing path)
+    #[arg(value_name = "DIR|IMAGE")]
+    pub target: Vec<String>,
+    /// The path of a registry to pull from, image name and its tag that present the bundle image (e.g. quay.io/test/test-operator:latest), or a bundle directory
+    #[arg(short = 't', long)]
+    pub tag: Option<String>,
+    /// Tool used to pull and unpack bundle images. One of: [none, docker, podman]
+    #[arg(short = 'b', long, default_value = "none")]
+    pub image_builder: String,
+    /// Specifies optional validations to be run. One or more of: [operatorhub, bundle-objects, good-practices]
+    #[arg(short = 'o', long, default_value = "")]
+    pub optional_validators: String,
+    /// Format of the findings on stdout: text (upstream's error on stderr only) or json
+    #[arg(long, default_value = "text")]
+    pub output_format: String,
+}
