@@ -1,3 +1,4 @@
 //! Container images: references (parsing and normalisation).
 
+pub mod auth;
 pub mod reference;
