@@ -51,7 +51,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             if is_broken_pipe(&error) {
                 return ExitCode::SUCCESS;
             }
-            output::error(&format!("{error:#}"));
+            output::error(&format!("{error}"));
             ExitCode::from(1)
         }
     }

@@ -20,3 +20,9 @@ pub fn error(message: &str) {
 pub fn warning(message: &str) {
     eprintln!("warning: {message}");
 }
+
+/// Prints a progress line (upstream: a logrus info message), without
+/// upstream's timestamp and level framing.
+pub fn info(message: &str) {
+    eprintln!("{message}");
+}

@@ -3,6 +3,7 @@
 
 mod util;
 
+mod bundle_generate;
 mod cli;
 mod corpus;
 mod dockerfile;

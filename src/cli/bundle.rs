@@ -50,7 +50,7 @@ pub struct BundleGenerateArgs {
     /// The name of the package that bundle image belongs to (Required if directory is not pointing to a bundle in the nested bundle format)
     #[arg(short = 'p', long, value_name = "directory")]
     pub package: Option<String>,
-    /// The list of channels that bundle image belongs to(Required if directory is not pointing to a bundle in the nested bundle format)
+    /// The list of channels that bundle image belongs to (Required if directory is not pointing to a bundle in the nested bundle format)
     #[arg(short = 'c', long, value_name = "directory")]
     pub channels: Option<String>,
     /// The default channel for the bundle image

@@ -1,9 +1,13 @@
 use crate::cli::bundle::{BundleArgs, BundleCommand};
 use crate::ExitStatus;
 
-pub(super) fn run(args: BundleArgs) -> anyhow::Result<ExitStatus> {
+/// `command_path` is how `bundle` was reached (`opm bundle` or
+/// `opm alpha bundle`), for cobra-style messages.
+pub(super) fn run(args: BundleArgs, command_path: &str) -> anyhow::Result<ExitStatus> {
     match args.command {
-        BundleCommand::Generate(args) => super::bundle_generate::run(args),
+        BundleCommand::Generate(args) => {
+            super::bundle_generate::run(args, &format!("{command_path} generate"))
+        }
         BundleCommand::Validate(args) => super::bundle_validate::run(args),
     }
 }

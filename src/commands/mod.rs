@@ -16,10 +16,10 @@ use anyhow::bail;
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
     let Cli { global, command } = cli;
     match command {
-        Command::Bundle(args)
-        | Command::Alpha(crate::cli::AlphaArgs {
+        Command::Bundle(args) => bundle::run(args, "opm bundle"),
+        Command::Alpha(crate::cli::AlphaArgs {
             command: AlphaCommand::Bundle(args),
-        }) => bundle::run(args),
+        }) => bundle::run(args, "opm alpha bundle"),
         Command::Render(args) => {
             // Upstream checks these where it builds a registry client.
             check_transport_flags(&global)?;

@@ -22,7 +22,18 @@ const MAX_SIMPLE_KEY_LEN: usize = 128;
 /// Appends the YAML text of one document (no leading `---` line) for `value` to `out`,
 /// ending with a newline, as go-yaml v2 Marshal prints it.
 pub fn write_document(value: &Value, out: &mut Vec<u8>) {
-    let mut emitter = Emitter::new(out);
+    emit(value, out, BEST_WIDTH);
+}
+
+/// Like [`write_document`], but never folds long scalars: go-yaml v3's encoder (what upstream
+/// HEAD uses for `annotations.yaml`) sets an unlimited line width and otherwise makes the same
+/// decisions for JSON-shaped values.
+pub fn write_document_unfolded(value: &Value, out: &mut Vec<u8>) {
+    emit(value, out, usize::MAX);
+}
+
+fn emit(value: &Value, out: &mut Vec<u8>, width: usize) {
+    let mut emitter = Emitter::new(out, width);
     emitter.node(value, Context::default());
     // An implicit document end only moves to the start of a fresh line.
     emitter.write_indent();
@@ -65,12 +76,15 @@ struct Emitter<'a> {
     indention: bool,
     indent: isize,
     indents: Vec<isize>,
+    /// Column after which scalars are folded at a space.
+    width: usize,
 }
 
 impl<'a> Emitter<'a> {
-    fn new(out: &'a mut Vec<u8>) -> Self {
+    fn new(out: &'a mut Vec<u8>, width: usize) -> Self {
         Emitter {
             out,
+            width,
             column: 0,
             whitespace: true,
             indention: true,
@@ -256,7 +270,7 @@ impl<'a> Emitter<'a> {
         let mut i = 0;
         while i < value.len() {
             if is_space(value, i) {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && !is_space(value, i + 1) {
+                if allow_breaks && !spaces && self.column > self.width && !is_space(value, i + 1) {
                     self.write_indent();
                     i += 1;
                 } else {
@@ -294,7 +308,7 @@ impl<'a> Emitter<'a> {
                 // Unlike plain scalars, the first and last character are never folded.
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.width
                     && i > 0
                     && i < value.len() - 1
                     && !is_space(value, i + 1)
@@ -388,7 +402,7 @@ impl<'a> Emitter<'a> {
             } else if is_space(value, i) {
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.width
                     && i > 0
                     && i < value.len() - 1
                 {
