@@ -7,6 +7,7 @@
 
 pub mod action;
 pub mod bundle;
+pub mod cel;
 pub mod cli;
 pub mod commands;
 pub mod declcfg;

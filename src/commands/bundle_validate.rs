@@ -1,7 +1,136 @@
+//! `opm bundle validate DIR|IMAGE` (also `opm alpha bundle validate`):
+//! resolve the target, run the format and content checks, print the result.
+//!
+//! Text output: on failure, stderr gets upstream's
+//! `Error: Bundle validation errors: e1,e2,…` line, then one line per finding
+//! (`  - <severity> [<rule>] <file>: <message>`), warnings after a blank line;
+//! on success, warnings (`warning: [<rule>] <file>: <message>`) and upstream's
+//! `All validation tests have been completed successfully`. JSON output goes
+//! to stdout. Exit 1 when there is an error.
+
+use crate::bundle::validate::{validate_bundle_dir, BundleReport, Finding, Optional, Options};
 use crate::cli::bundle::BundleValidateArgs;
+use crate::encoding::json::go_quote;
 use crate::ExitStatus;
+use anyhow::bail;
+use serde::Serialize;
+use std::path::Path;
+
+const IMAGE_SCHEME: &str = "image://";
 
 pub(super) fn run(args: BundleValidateArgs) -> anyhow::Result<ExitStatus> {
-    let _ = args;
-    anyhow::bail!("bundle validate: placeholder, replaced by its implementation")
+    let BundleValidateArgs {
+        target,
+        tag,
+        image_builder,
+        optional_validators,
+        output_format,
+    } = args;
+    if !["none", "docker", "podman"].contains(&image_builder.as_str()) {
+        bail!(
+            "invalid --image-builder value {}: must be one of [none, docker, podman]",
+            go_quote(&image_builder)
+        );
+    }
+    let optional = Optional::parse_list(&optional_validators).map_err(anyhow::Error::msg)?;
+    let json = match output_format.as_str() {
+        "text" => false,
+        "json" => true,
+        other => bail!(
+            "invalid --output-format value {}: must be one of [text, json]",
+            go_quote(other)
+        ),
+    };
+    let target: Vec<String> = target.into_iter().filter(|t| !t.is_empty()).collect();
+    let target = match (target.as_slice(), tag.filter(|t| !t.is_empty())) {
+        ([], None) => bail!(
+            "a bundle directory or image is required: opm bundle validate DIR|IMAGE, or --tag"
+        ),
+        ([one], None) => one.clone(),
+        ([], Some(tag)) => tag,
+        ([_, ..], Some(_)) => {
+            bail!("give the bundle either as an argument or with --tag, not both")
+        }
+        (many, None) => bail!("accepts 1 arg(s), received {}", many.len()),
+    };
+    let dir = match target.strip_prefix(IMAGE_SCHEME) {
+        Some(reference) => bail!(unsupported_image(reference)),
+        None => Path::new(&target),
+    };
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(unsupported_image(&target)),
+        Err(e) => bail!("stat {target}: {e}"),
+        Ok(meta) if !meta.is_dir() => bail!("{} is not a directory", go_quote(&target)),
+        Ok(_) => {}
+    }
+
+    let report = validate_bundle_dir(dir, &Options { optional });
+    if json {
+        let mut text = serde_json::to_string_pretty(&JsonReport {
+            passed: report.passed(),
+            findings: &report.findings,
+        })?;
+        text.push('\n');
+        crate::output::stdout(text.as_bytes())?;
+    } else {
+        print_text(&report);
+    }
+    Ok(if report.passed() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+fn unsupported_image(reference: &str) -> String {
+    format!("validating images is not supported yet by this opm build: {reference}")
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    passed: bool,
+    findings: &'a [Finding],
+}
+
+fn print_text(report: &BundleReport) {
+    match report.message() {
+        Some(message) => {
+            let mut text = message;
+            for finding in report.errors() {
+                text.push_str("\n  - ");
+                text.push_str(&describe(finding, true));
+            }
+            let mut warnings = report.warnings().peekable();
+            if warnings.peek().is_some() {
+                text.push('\n');
+            }
+            for finding in warnings {
+                text.push_str("\n  - ");
+                text.push_str(&describe(finding, true));
+            }
+            crate::output::error(&text);
+        }
+        None => {
+            for finding in report.warnings() {
+                crate::output::warning(&describe(finding, false));
+            }
+            crate::output::info("All validation tests have been completed successfully");
+        }
+    }
+}
+
+/// `[<severity> ][<rule>] <file>: <message>`.
+fn describe(finding: &Finding, with_severity: bool) -> String {
+    let severity = match (with_severity, finding.severity) {
+        (false, _) => "",
+        (true, crate::bundle::validate::Severity::Error) => "error ",
+        (true, crate::bundle::validate::Severity::Warning) => "warning ",
+    };
+    // Continuation lines of multi-line messages (CEL diagnostics) stay
+    // inside the list item.
+    let message = finding.message.replace('\n', "\n    ");
+    match &finding.file {
+        Some(file) => format!("{severity}[{}] {file}: {message}", finding.rule),
+        None => format!("{severity}[{}]: {message}", finding.rule),
+    }
 }

@@ -7,6 +7,7 @@
 //! upstream's wording; every problem is gathered.
 
 pub mod content;
+pub mod dependencies;
 pub mod format;
 
 use serde::Serialize;
@@ -141,7 +142,10 @@ impl BundleReport {
 /// Validates the bundle directory at `root`.
 pub fn validate_bundle_dir(root: &Path, options: &Options) -> BundleReport {
     let mut findings = format::validate_format(root);
-    findings.extend(content::validate_content(root, options));
+    // Without both directories there is nothing more to check.
+    if format::has_bundle_dirs(root) {
+        findings.extend(content::validate_content(root, options));
+    }
     BundleReport { findings }
 }
 

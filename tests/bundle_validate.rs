@@ -1,0 +1,260 @@
+//! `opm bundle validate DIR|IMAGE` (and `opm alpha bundle validate`): target
+//! selection, usage errors, text and JSON output of the format checks.
+
+use crate::util::Test;
+
+const VALID: &str = "testdata/rules/annotations-missing/valid-all-labels";
+const SUCCESS: &str = "All validation tests have been completed successfully\n";
+
+fn bundle() -> Test {
+    Test::new().copy(VALID, "bundle")
+}
+
+#[test]
+fn bundle_validate_valid_directory_passes() {
+    for args in [
+        &["bundle", "validate", "bundle"][..],
+        &["alpha", "bundle", "validate", "bundle"],
+        &["bundle", "validate", "-t", "bundle"],
+        &["bundle", "validate", "--tag", "bundle", "-b", "podman"],
+    ] {
+        let out = bundle().args(args.iter().copied()).run().success();
+        assert_eq!(out.stdout, "", "{args:?}");
+        assert_eq!(out.stderr, SUCCESS, "{args:?}");
+    }
+}
+
+#[test]
+fn bundle_validate_text_output_keeps_upstream_error_first() {
+    let out = bundle()
+        .file("bundle/metadata/annotations.yaml", "annotations: {operators.operatorframework.io.bundle.mediatype.v1: registry+v1, operators.operatorframework.io.bundle.manifests.v1: manifests/, operators.operatorframework.io.bundle.metadata.v1: metadata/, operators.operatorframework.io.bundle.package.v1: etcd}\n")
+        .args(["bundle", "validate", "bundle"])
+        .run()
+        .failure(&[]);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "Error: Bundle validation errors: Missing annotation \"operators.operatorframework.io.bundle.channels.v1\",Expecting annotation \"operators.operatorframework.io.bundle.channels.v1\" to have non-empty value
+  - error [annotations-missing] metadata/annotations.yaml: Missing annotation \"operators.operatorframework.io.bundle.channels.v1\"
+  - error [annotations-channels-empty] metadata/annotations.yaml: Expecting annotation \"operators.operatorframework.io.bundle.channels.v1\" to have non-empty value
+"
+    );
+}
+
+#[test]
+fn bundle_validate_missing_directories_report_nothing_else() {
+    let out = Test::new()
+        .file("bundle/README.md", "not a bundle\n")
+        .args(["bundle", "validate", "bundle"])
+        .run()
+        .failure(&[]);
+    assert_eq!(
+        out.stderr,
+        "Error: Bundle validation errors: Unable to locate manifests directory,Unable to locate metadata directory
+  - error [bundle-missing-manifests-dir]: Unable to locate manifests directory
+  - error [bundle-missing-metadata-dir]: Unable to locate metadata directory
+"
+    );
+}
+
+#[test]
+fn bundle_validate_json_output() {
+    let out = Test::new()
+        .copy(
+            "testdata/rules/dependency-gvk-invalid/invalid-fields-empty",
+            "bundle",
+        )
+        .args(["bundle", "validate", "bundle", "--output-format", "json"])
+        .run();
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stderr, "");
+    assert_eq!(
+        out.stdout,
+        r#"{
+  "passed": false,
+  "findings": [
+    {
+      "rule": "dependency-gvk-invalid",
+      "severity": "error",
+      "message": "API Group is empty",
+      "file": "metadata/dependencies.yaml"
+    },
+    {
+      "rule": "dependency-gvk-invalid",
+      "severity": "error",
+      "message": "API Version is empty",
+      "file": "metadata/dependencies.yaml"
+    },
+    {
+      "rule": "dependency-gvk-invalid",
+      "severity": "error",
+      "message": "API Kind is empty",
+      "file": "metadata/dependencies.yaml"
+    }
+  ]
+}
+"#
+    );
+    let out = bundle()
+        .args(["bundle", "validate", "bundle", "--output-format", "json"])
+        .run()
+        .success();
+    assert_eq!(
+        out.stdout,
+        "{\n  \"passed\": true,\n  \"findings\": []\n}\n"
+    );
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
+fn bundle_validate_warnings_never_fail() {
+    let out = Test::new()
+        .copy(
+            "testdata/rules/dependency-constraint-ambiguous/invalid-package-and-gvk",
+            "bundle",
+        )
+        .args(["bundle", "validate", "bundle"])
+        .run()
+        .success();
+    assert_eq!(
+        out.stderr,
+        format!("warning: [dependency-constraint-ambiguous] metadata/dependencies.yaml: The constraint sets more than one of cel, package, gvk, all, any, not (package, gvk); OLM evaluates only one\n{SUCCESS}")
+    );
+}
+
+#[test]
+fn bundle_validate_warnings_follow_errors_after_a_blank_line() {
+    let out = Test::new()
+        .copy(
+            "testdata/rules/dependency-constraint-ambiguous/invalid-package-and-gvk",
+            "bundle",
+        )
+        .file("bundle/metadata/annotations.yaml", "annotations: {}\n")
+        .args(["bundle", "validate", "bundle"])
+        .run()
+        .failure(&["Error: Bundle validation errors: Missing annotation"]);
+    assert!(
+        out.stderr.ends_with("metadata/annotations.yaml: Missing annotation \"operators.operatorframework.io.bundle.package.v1\"\n\n  - warning [dependency-constraint-ambiguous] metadata/dependencies.yaml: The constraint sets more than one of cel, package, gvk, all, any, not (package, gvk); OLM evaluates only one\n"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn bundle_validate_images_are_not_supported_yet() {
+    for (target, reference) in [
+        (
+            "image://quay.io/test/etcd-bundle:v0.9.4",
+            "quay.io/test/etcd-bundle:v0.9.4",
+        ),
+        (
+            "quay.io/test/etcd-bundle:v0.9.4",
+            "quay.io/test/etcd-bundle:v0.9.4",
+        ),
+    ] {
+        for args in [
+            vec!["bundle", "validate", target],
+            vec!["alpha", "bundle", "validate", "-t", target],
+        ] {
+            let out = Test::new().args(args).run();
+            assert_eq!(out.code, 1);
+            assert_eq!(out.stdout, "");
+            assert_eq!(
+                out.stderr,
+                format!("Error: validating images is not supported yet by this opm build: {reference}\n")
+            );
+        }
+    }
+}
+
+#[test]
+fn bundle_validate_usage_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["-b", "buildah"],
+            "Error: invalid --image-builder value \"buildah\": must be one of [none, docker, podman]\n",
+        ),
+        (
+            &["-o", "operatorhub,foo"],
+            "Error: invalid optional validator \"foo\": must be one or more of [operatorhub, bundle-objects, good-practices]\n",
+        ),
+        (
+            &["--output-format", "yaml"],
+            "Error: invalid --output-format value \"yaml\": must be one of [text, json]\n",
+        ),
+        (
+            &["-t", "bundle"],
+            "Error: give the bundle either as an argument or with --tag, not both\n",
+        ),
+        (&["bundle"], "Error: accepts 1 arg(s), received 2\n"),
+    ];
+    for (extra, expected) in cases {
+        let out = bundle()
+            .args(["bundle", "validate", "bundle"])
+            .args(extra.iter().copied())
+            .run();
+        assert_eq!(out.code, 1, "{extra:?}");
+        assert_eq!(out.stdout, "", "{extra:?}");
+        assert_eq!(out.stderr, *expected, "{extra:?}");
+    }
+    let out = Test::new().args(["bundle", "validate"]).run();
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "Error: a bundle directory or image is required: opm bundle validate DIR|IMAGE, or --tag\n"
+    );
+    let out = bundle()
+        .args(["bundle", "validate", "bundle/metadata/annotations.yaml"])
+        .run();
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "Error: \"bundle/metadata/annotations.yaml\" is not a directory\n"
+    );
+}
+
+#[test]
+fn bundle_validate_multi_line_messages_stay_in_their_list_item() {
+    let out = Test::new()
+        .copy(
+            "testdata/rules/dependency-constraint-cel-invalid/invalid-syntax-error",
+            "bundle",
+        )
+        .args(["bundle", "validate", "bundle"])
+        .run()
+        .failure(&["Error: Bundle validation errors: Invalid CEL expression: "]);
+    let item = out.stderr.split("\n  - ").nth(1).expect("a list item");
+    assert!(item.starts_with("error [dependency-constraint-cel-invalid] metadata/dependencies.yaml: Invalid CEL expression: "));
+    assert!(
+        item.lines().skip(1).all(|line| line.starts_with("    ")),
+        "{item}"
+    );
+}
+
+#[test]
+fn bundle_validate_writes_nothing() {
+    let test = Test::new().copy(
+        "testdata/rules/dependency-package-invalid/invalid-range-tilde",
+        "bundle",
+    );
+    let before = listing(test.path());
+    let out = test.args(["bundle", "validate", "bundle"]).run();
+    assert_eq!(out.code, 1);
+    assert_eq!(listing(&out.dir), before);
+}
+
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut paths: Vec<String> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| {
+            e.unwrap()
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    paths.sort();
+    paths
+}
