@@ -106,6 +106,37 @@ impl Version {
         }
     }
 
+    /// blang `ParseTolerant` (CSV `spec.version`): trims spaces and one leading `v`, strips
+    /// leading zeros of the first three dot-parts (a part left empty or starting with a
+    /// non-digit gets a `0` in front, so `abc` fails as `0abc`), pads `1` and `1.2` to three
+    /// parts, then parses strictly.
+    pub fn parse_tolerant(s: &str) -> Result<Version, SemverError> {
+        let s = s.trim();
+        let s = s.strip_prefix('v').unwrap_or(s);
+        let mut parts: Vec<String> = s.splitn(3, '.').map(str::to_string).collect();
+        for part in &mut parts {
+            if part.len() > 1 {
+                let trimmed = part.trim_start_matches('0');
+                *part = if trimmed.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
+                    trimmed.to_string()
+                } else {
+                    format!("0{trimmed}")
+                };
+            }
+        }
+        if parts.len() < 3 {
+            if parts.last().is_some_and(|p| p.contains(['+', '-'])) {
+                return Err(SemverError::new(
+                    "Short version cannot contain PreRelease/Build meta data",
+                ));
+            }
+            while parts.len() < 3 {
+                parts.push("0".to_string());
+            }
+        }
+        Version::parse(&parts.join("."))
+    }
+
     /// Strict parse, mirroring blang `Parse` step by step so that the first problem found
     /// (and its message) is the same: split at the first two dots, cut build metadata at the
     /// first `+`, then the pre-release at the first `-` of what is left, validate major,
@@ -1165,5 +1196,21 @@ mod tests {
             let _ = parse_release(&s);
             let _ = go_quote(&s);
         }
+    }
+    #[test]
+    fn tolerant() {
+        let ok = |s: &str| Version::parse_tolerant(s).map(|v| v.to_string());
+        assert_eq!(ok("v0.9.4").unwrap(), "0.9.4");
+        assert_eq!(ok("1.2").unwrap(), "1.2.0");
+        assert_eq!(ok(" 01.02.03 ").unwrap(), "1.2.3");
+        assert_eq!(ok("1.0.0-rc.1").unwrap(), "1.0.0-rc.1");
+        assert_eq!(
+            ok("abc").unwrap_err().message(),
+            "Invalid character(s) found in major number \"0abc\""
+        );
+        assert_eq!(
+            ok("1.2-rc").unwrap_err().message(),
+            "Short version cannot contain PreRelease/Build meta data"
+        );
     }
 }

@@ -1,5 +1,274 @@
-//! Placeholder: replaced by the content checks.
-use super::{Finding, Options};
-pub fn validate_content(_root: &std::path::Path, _options: &Options) -> Vec<Finding> {
+//! Content validation of `<root>/manifests/` (upstream's
+//! `ValidateBundleContent`): every file in lexical order, every document of
+//! each file, the registry+v1 kind restriction, the CSV, CRD and
+//! object-metadata checks per document, then the registry checks over all
+//! decoded objects and the optional validators.
+//!
+//! Deliberate differences from upstream: every document of a multi-document
+//! file is checked (upstream reads only the first); a bundle without a CSV is
+//! an error instead of a crash; file paths in messages are relative to the
+//! bundle root (`manifests/<name>`) instead of upstream's temporary paths.
+//! A media-type detection failure is left to the format check.
+
+use super::registry::Object;
+use super::{
+    bundle_objects, crd, csv, good_practices, kinds, object_meta, operatorhub, registry, Finding,
+    Optional, Options,
+};
+use crate::bundle::gojson;
+use crate::bundle::mediatype::{self, MediaType};
+use crate::encoding::stream::{decode_documents, Document};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// A manifests entry that cannot be read as a file (e.g. a directory).
+pub const MANIFEST_UNREADABLE: &str = "manifest-unreadable";
+/// A manifest document that does not decode into an object with a kind.
+pub const MANIFEST_DECODE_FAILED: &str = "manifest-decode-failed";
+/// An object whose kind a registry+v1 bundle may not ship.
+pub const MANIFEST_KIND_UNSUPPORTED: &str = "manifest-kind-unsupported";
+/// An object whose metadata Kubernetes would refuse ("kubectl-able" check).
+pub const OBJECT_METADATA_INVALID: &str = "object-metadata-invalid";
+
+/// Every rule content validation can report, in check order.
+pub fn rules() -> Vec<&'static str> {
+    let mut all = vec![
+        MANIFEST_UNREADABLE,
+        MANIFEST_DECODE_FAILED,
+        MANIFEST_KIND_UNSUPPORTED,
+    ];
+    all.extend_from_slice(csv::RULES);
+    all.extend_from_slice(crd::RULES);
+    all.push(OBJECT_METADATA_INVALID);
+    all.extend_from_slice(registry::RULES);
+    all.extend_from_slice(operatorhub::RULES);
+    all.extend_from_slice(bundle_objects::RULES);
+    all.extend_from_slice(good_practices::RULES);
+    all
+}
+
+/// One decoded document of a manifest file.
+struct Decoded {
+    value: Value,
+    from_yaml: bool,
+    file: String,
+}
+
+/// Validates the contents of `root/manifests/`; nothing when that directory
+/// does not exist (the format check reports it).
+pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
+    let dir = root.join("manifests");
+    let mut findings = Vec::new();
+    if !dir.is_dir() {
+        return findings;
+    }
+    let media_type = mediatype::detect(&dir).ok();
+    if media_type == Some(MediaType::Helm) {
+        return findings;
+    }
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return findings;
+    };
+    let mut names: Vec<std::ffi::OsString> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    names.sort();
+
+    let mut decoded: Vec<Decoded> = Vec::new();
+    let mut bundle_name = String::new();
+    for name in names {
+        let file = format!("manifests/{}", name.to_string_lossy());
+        let path = dir.join(&name);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) if path.is_file() => bytes,
+            _ => {
+                findings.push(Finding::error(
+                    MANIFEST_UNREADABLE,
+                    format!("Unable to read file {file} in supported types"),
+                    Some(file),
+                ));
+                continue;
+            }
+        };
+        let documents = match read_documents(&bytes) {
+            Ok(documents) => documents,
+            Err(message) => {
+                findings.push(Finding::error(MANIFEST_DECODE_FAILED, message, Some(file)));
+                continue;
+            }
+        };
+        for (value, from_yaml) in documents {
+            let kind = value
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let index = decoded.len();
+            decoded.push(Decoded {
+                value,
+                from_yaml,
+                file: file.clone(),
+            });
+            let doc = &decoded[index].value;
+            if media_type == Some(MediaType::RegistryV1) && !kinds::is_supported(&kind) {
+                findings.push(Finding::error(
+                    MANIFEST_KIND_UNSUPPORTED,
+                    format!("{kind} is not supported type for registryV1 bundle: {file}"),
+                    Some(file.clone()),
+                ));
+                continue;
+            }
+            match kind.as_str() {
+                "ClusterServiceVersion" => {
+                    let before = findings.len();
+                    csv::check(doc, &file, &mut findings);
+                    let converted = !findings[before..]
+                        .iter()
+                        .any(|f| f.rule == csv::CSV_CONVERSION_FAILED);
+                    if converted {
+                        bundle_name = csv::text(doc, &["metadata", "name"]).to_string();
+                    }
+                }
+                "CustomResourceDefinition" => crd::check(doc, from_yaml, &file, &mut findings),
+                _ => {
+                    if let Err(message) = object_meta::kubectlable(doc) {
+                        findings.push(Finding::error(
+                            OBJECT_METADATA_INVALID,
+                            message,
+                            Some(file.clone()),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if decoded.is_empty() {
+        return findings;
+    }
+
+    let objects: Vec<Object<'_>> = decoded
+        .iter()
+        .map(|d| Object {
+            value: &d.value,
+            from_yaml: d.from_yaml,
+            file: &d.file,
+        })
+        .collect();
+    registry::check(&objects, &bundle_name, &mut findings);
+
+    let first_csv = objects
+        .iter()
+        .find(|o| o.value.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion"));
+    for optional in &options.optional {
+        match optional {
+            Optional::OperatorHub => {
+                if let Some(csv) = first_csv {
+                    operatorhub::check(csv.value, csv.file, &mut findings);
+                }
+            }
+            Optional::BundleObjects => bundle_objects::check(&objects, &mut findings),
+            Optional::GoodPractices => {
+                if let Some(csv) = first_csv {
+                    let channels = annotation_channels(&root.join("metadata"));
+                    good_practices::check(csv.value, &channels, csv.file, &mut findings);
+                }
+            }
+        }
+    }
+    findings
+}
+
+/// The documents of one manifest file as objects, with whether each came
+/// from YAML. A file without documents, a document that is not an object or
+/// an object without a kind is an error with the decoder's message. A first
+/// document without content is an object without kind (as upstream reads
+/// it); later empty documents are skipped.
+fn read_documents(bytes: &[u8]) -> Result<Vec<(Value, bool)>, String> {
+    let documents = decode_documents(bytes).map_err(|e| e.kind.to_string())?;
+    if documents.is_empty() {
+        return Err("EOF".to_string());
+    }
+    let mut out = Vec::new();
+    for (index, document) in documents.into_iter().enumerate() {
+        let (value, from_yaml) = match document {
+            Document::Json(text) => (
+                serde_json::from_str::<Value>(text).map_err(|e| e.to_string())?,
+                false,
+            ),
+            Document::Yaml(value) => (value, true),
+        };
+        let value = match value {
+            Value::Null if index == 0 => Value::Object(Map::new()),
+            Value::Null => continue,
+            Value::Object(map) => {
+                let object = Value::Object(map);
+                let has_kind = object
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .is_some_and(|k| !k.is_empty());
+                if !has_kind {
+                    return Err(format!(
+                        "error unmarshaling JSON: while decoding JSON: Object 'Kind' is missing in '{}'",
+                        gojson::go_marshal(&object)
+                    ));
+                }
+                object
+            }
+            other => {
+                return Err(format!(
+                    "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    crate::encoding::json::type_name(&other)
+                ))
+            }
+        };
+        out.push((value, from_yaml));
+    }
+    Ok(out)
+}
+
+/// The channels and default channel of the bundle's annotations file (the
+/// first file of `metadata/` with an `annotations` map), for good-practices.
+fn annotation_channels(metadata: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(metadata) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let Ok(documents) = decode_documents(&bytes) else {
+            continue;
+        };
+        let first = match documents.into_iter().next() {
+            Some(Document::Json(text)) => serde_json::from_str::<Value>(text).ok(),
+            Some(Document::Yaml(value)) => Some(value),
+            None => None,
+        };
+        let Some(annotations) = first
+            .as_ref()
+            .and_then(|v| v.get("annotations"))
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        let get = |key: &str| {
+            annotations
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let mut channels: Vec<String> = get("operators.operatorframework.io.bundle.channels.v1")
+            .split(',')
+            .map(str::to_string)
+            .collect();
+        channels.push(get(
+            "operators.operatorframework.io.bundle.channel.default.v1",
+        ));
+        return channels;
+    }
     Vec::new()
 }

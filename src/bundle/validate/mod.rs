@@ -6,9 +6,21 @@
 //! Findings are data ([`Finding`]); nothing here prints. Messages keep
 //! upstream's wording; every problem is gathered.
 
+mod bundle_objects;
 pub mod content;
+#[cfg(test)]
+mod content_tests;
+mod crd;
+mod csv;
 pub mod dependencies;
 pub mod format;
+mod good_practices;
+pub mod kinds;
+mod message;
+mod object_meta;
+mod operatorhub;
+mod registry;
+mod shape;
 
 use serde::Serialize;
 use std::path::Path;

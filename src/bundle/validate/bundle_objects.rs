@@ -1,0 +1,169 @@
+//! The `bundle-objects` optional validator (operator-framework/api's
+//! ObjectValidator, which upstream opm wires up so that it never runs):
+//! PodDisruptionBudgets may not block evictions, PriorityClasses may not be
+//! the global default, and roles may not modify OpenShift's default
+//! SecurityContextConstraints; creating PodDisruptionBudgets is a warning.
+
+use super::message::{self, Level};
+use super::registry::Object;
+use super::{Finding, Severity};
+use serde_json::{json, Value};
+
+/// A PodDisruptionBudget that allows no disruption.
+pub const OBJECT_PDB_BLOCKS_EVICTION: &str = "object-pdb-blocks-eviction";
+/// A PriorityClass that is the cluster's global default.
+pub const OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT: &str = "object-priority-class-global-default";
+/// A Role or ClusterRole that may modify default SecurityContextConstraints.
+pub const OBJECT_RBAC_MODIFIES_DEFAULT_SCC: &str = "object-rbac-modifies-default-scc";
+/// A Role or ClusterRole that may create or change PodDisruptionBudgets (warning).
+pub const OBJECT_RBAC_MANAGES_PDB: &str = "object-rbac-manages-pdb";
+
+/// Every rule of this module.
+pub const RULES: &[&str] = &[
+    OBJECT_PDB_BLOCKS_EVICTION,
+    OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
+    OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
+    OBJECT_RBAC_MANAGES_PDB,
+];
+
+/// OpenShift's default SecurityContextConstraints.
+const DEFAULT_SCCS: &[&str] = &[
+    "privileged",
+    "restricted",
+    "anyuid",
+    "hostaccess",
+    "hostmount-anyuid",
+    "hostnetwork",
+    "node-exporter",
+    "nonroot",
+];
+
+/// Runs the checks over every decoded manifest.
+pub fn check(objects: &[Object<'_>], out: &mut Vec<Finding>) {
+    for object in objects {
+        let v = object.value;
+        let file = Some(object.file.to_string());
+        let kind = v.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let subject = || {
+            let name = v
+                .get("metadata")
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            compact(&json!({"kind": kind, "name": name}))
+        };
+        match kind {
+            "PodDisruptionBudget" => {
+                let spec = v.get("spec");
+                let max = spec.and_then(|s| s.get("maxUnavailable"));
+                let blocks = match max {
+                    Some(Value::Number(n)) => n.as_i64() == Some(0),
+                    Some(Value::String(s)) => s == "0%",
+                    _ => false,
+                };
+                if blocks {
+                    out.push(Finding::error(
+                        OBJECT_PDB_BLOCKS_EVICTION,
+                        message::api(
+                            Level::Error,
+                            "",
+                            Some(&subject()),
+                            "maxUnavailable field cannot be set to 0 or 0%",
+                        ),
+                        file.clone(),
+                    ));
+                }
+                let min = spec.and_then(|s| s.get("minAvailable"));
+                if min.and_then(Value::as_str) == Some("100%") {
+                    out.push(Finding::error(
+                        OBJECT_PDB_BLOCKS_EVICTION,
+                        message::api(
+                            Level::Error,
+                            "",
+                            Some(&subject()),
+                            "minAvailable field cannot be set to 100%",
+                        ),
+                        file,
+                    ));
+                }
+            }
+            "PriorityClass" if v.get("globalDefault").and_then(Value::as_bool) == Some(true) => {
+                out.push(Finding::error(
+                    OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
+                    message::api(
+                        Level::Error,
+                        "",
+                        Some(&subject()),
+                        "globalDefault field cannot be set to true",
+                    ),
+                    file,
+                ));
+            }
+            "Role" | "ClusterRole" => {
+                let rules = v
+                    .get("rules")
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                audit(rules, &file, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn strings<'a>(rule: &'a Value, key: &str) -> Vec<&'a str> {
+    rule.get(key)
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn contains_any(list: &[&str], items: &[&str]) -> bool {
+    list.iter().any(|s| items.contains(s))
+}
+
+fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Finding>) {
+    for rule in rules {
+        if contains_any(&strings(rule, "apiGroups"), &["policy"])
+            && contains_any(&strings(rule, "resources"), &["poddisruptionbudgets"])
+            && contains_any(&strings(rule, "verbs"), &["*", "create", "update", "patch"])
+        {
+            out.push(Finding {
+                rule: OBJECT_RBAC_MANAGES_PDB,
+                severity: Severity::Warning,
+                message: message::api(
+                    Level::Warning,
+                    "",
+                    Some("RBAC includes permission to create/update poddisruptionbudgets, which could impact cluster stability"),
+                    &compact(rule),
+                ),
+                file: file.clone(),
+            });
+        }
+    }
+    for rule in rules {
+        if contains_any(&strings(rule, "apiGroups"), &["security.openshift.io"])
+            && contains_any(&strings(rule, "resources"), &["securitycontextconstraints"])
+            && contains_any(&strings(rule, "verbs"), &["*", "delete", "update", "patch"])
+            && contains_any(&strings(rule, "resourceNames"), DEFAULT_SCCS)
+        {
+            out.push(Finding::error(
+                OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
+                message::api(
+                    Level::Error,
+                    "",
+                    Some(&compact(rule)),
+                    "RBAC includes permission to modify default securitycontextconstraints, which could impact cluster stability",
+                ),
+                file.clone(),
+            ));
+        }
+    }
+}
+
+fn compact(v: &Value) -> String {
+    let mut out = String::new();
+    crate::encoding::json::write_compact(v, &mut out, false);
+    out
+}

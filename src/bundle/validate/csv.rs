@@ -1,0 +1,986 @@
+//! ClusterServiceVersion checks: the typed conversion upstream performs
+//! first, then operator-framework/api's `ClusterServiceVersionValidator`
+//! (name and `replaces` format, example annotations, install modes,
+//! `minKubeVersion`, required fields, annotation key case, type meta), in
+//! its order and with its messages.
+//!
+//! Pure: a decoded document in, findings out.
+
+use super::message::{self, Level};
+use super::shape::{self, Ty};
+use super::{Finding, Severity};
+use crate::model::dns::{dns1123_subdomain_errors, label_value_errors};
+use crate::semver::{parse_release, Version};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// The typed CSV could not be built (e.g. `spec.version` is a number).
+pub const CSV_CONVERSION_FAILED: &str = "csv-conversion-failed";
+/// `metadata.name` is not a DNS-1123 subdomain and label value.
+pub const CSV_NAME_INVALID: &str = "csv-name-invalid";
+/// `spec.replaces` is not a DNS-1123 subdomain and label value.
+pub const CSV_REPLACES_INVALID: &str = "csv-replaces-invalid";
+/// The example annotations are missing (warning).
+pub const CSV_EXAMPLES_MISSING: &str = "csv-examples-missing";
+/// The example annotation is not valid JSON or not a list of objects.
+pub const CSV_EXAMPLES_INVALID: &str = "csv-examples-invalid";
+/// An example's group/version/kind is not an API the CSV owns.
+pub const CSV_EXAMPLE_API_NOT_PROVIDED: &str = "csv-example-api-not-provided";
+/// An owned API has no example (warning).
+pub const CSV_API_WITHOUT_EXAMPLE: &str = "csv-api-without-example";
+/// An owned CRD name is not `<plural>.<group>`.
+pub const CSV_OWNED_CRD_NAME_INVALID: &str = "csv-owned-crd-name-invalid";
+/// `spec.installModes` is empty, supports nothing, or conflicts with conversion webhooks.
+pub const CSV_INSTALL_MODES_INVALID: &str = "csv-install-modes-invalid";
+/// `spec.minKubeVersion` is not a semantic version (an absent one is a warning).
+pub const CSV_MIN_KUBE_VERSION_INVALID: &str = "csv-min-kube-version-invalid";
+/// A field the CSV type requires is missing.
+pub const CSV_REQUIRED_FIELD_MISSING: &str = "csv-required-field-missing";
+/// An OLM annotation key is spelled with the wrong case.
+pub const CSV_ANNOTATION_WRONG_CASE: &str = "csv-annotation-wrong-case";
+/// `apiVersion` or `kind` is missing.
+pub const CSV_TYPE_META_MISSING: &str = "csv-type-meta-missing";
+
+/// Every rule of this module.
+pub const RULES: &[&str] = &[
+    CSV_CONVERSION_FAILED,
+    CSV_NAME_INVALID,
+    CSV_REPLACES_INVALID,
+    CSV_EXAMPLES_MISSING,
+    CSV_EXAMPLES_INVALID,
+    CSV_EXAMPLE_API_NOT_PROVIDED,
+    CSV_API_WITHOUT_EXAMPLE,
+    CSV_OWNED_CRD_NAME_INVALID,
+    CSV_INSTALL_MODES_INVALID,
+    CSV_MIN_KUBE_VERSION_INVALID,
+    CSV_REQUIRED_FIELD_MISSING,
+    CSV_ANNOTATION_WRONG_CASE,
+    CSV_TYPE_META_MISSING,
+];
+
+const MIN_KUBE_VERSION_WARNING: &str = "csv.Spec.minKubeVersion is not informed. It is \
+     recommended you provide this information. Otherwise, it would mean that your operator \
+     project can be distributed and installed in any cluster version available, which is not \
+     necessarily the case for all projects.";
+
+/// OLM annotation keys whose case matters.
+const CASE_SENSITIVE_ANNOTATIONS: &[&str] = &[
+    "olm.operatorGroup",
+    "olm.operatorNamespace",
+    "olm.targetNamespaces",
+    "olm.providedAPIs",
+    "olm.skipRange",
+];
+
+/// Runs the conversion and, when it succeeds, the validator on one CSV
+/// document. Findings carry `file`.
+pub fn check(csv: &Value, file: &str, out: &mut Vec<Finding>) {
+    let mut push = |rule: &'static str, severity: Severity, message: String| {
+        out.push(Finding {
+            rule,
+            severity,
+            message,
+            file: Some(file.to_string()),
+        });
+    };
+    if let Err(e) = shape::unstructured(csv, &CSV) {
+        push(CSV_CONVERSION_FAILED, Severity::Error, e);
+        return;
+    }
+    let name = text(csv, &["metadata", "name"]);
+    if let Err(e) = csv_name_format(name) {
+        push(
+            CSV_NAME_INVALID,
+            Severity::Error,
+            message::csv(Level::Error, name, &format!("metadata.name {e}")),
+        );
+    }
+    let replaces = text(csv, &["spec", "replaces"]);
+    if !replaces.is_empty() {
+        if let Err(e) = csv_name_format(replaces) {
+            push(
+                CSV_REPLACES_INVALID,
+                Severity::Error,
+                message::csv(Level::Error, name, &format!("spec.replaces {e}")),
+            );
+        }
+    }
+    for (rule, level, msg) in examples(csv, name) {
+        push(rule, severity(level), msg);
+    }
+    for msg in install_modes(csv, name) {
+        push(CSV_INSTALL_MODES_INVALID, Severity::Error, msg);
+    }
+    let min_kube = text(csv, &["spec", "minKubeVersion"]);
+    if min_kube.trim().is_empty() {
+        push(
+            CSV_MIN_KUBE_VERSION_INVALID,
+            Severity::Warning,
+            message::csv(Level::Warning, name, MIN_KUBE_VERSION_WARNING),
+        );
+    } else if Version::parse(min_kube).is_err() {
+        push(
+            CSV_MIN_KUBE_VERSION_INVALID,
+            Severity::Error,
+            message::csv(
+                Level::Error,
+                name,
+                &format!("csv.Spec.MinKubeVersion has an invalid value: {min_kube}"),
+            ),
+        );
+    }
+    for msg in required_fields(csv) {
+        push(CSV_REQUIRED_FIELD_MISSING, Severity::Error, msg);
+    }
+    for msg in annotation_case(csv, name) {
+        push(CSV_ANNOTATION_WRONG_CASE, Severity::Error, msg);
+    }
+    let api_version = text(csv, &["apiVersion"]);
+    if api_version
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .is_empty()
+    {
+        push(
+            CSV_TYPE_META_MISSING,
+            Severity::Error,
+            message::csv(Level::Error, name, "'apiVersion' is missing"),
+        );
+    }
+    if text(csv, &["kind"]).is_empty() {
+        push(
+            CSV_TYPE_META_MISSING,
+            Severity::Error,
+            message::csv(Level::Error, name, "'kind' is missing"),
+        );
+    }
+}
+
+fn severity(level: Level) -> Severity {
+    match level {
+        Level::Error => Severity::Error,
+        Level::Warning => Severity::Warning,
+    }
+}
+
+/// The string at `path` (exact keys, as the typed CSV reads them), or `""`.
+pub(crate) fn text<'a>(v: &'a Value, path: &[&str]) -> &'a str {
+    at(v, path).and_then(Value::as_str).unwrap_or_default()
+}
+
+pub(crate) fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, key| v.get(key))
+}
+
+/// The list at `path`, or an empty one.
+pub(crate) fn list<'a>(v: &'a Value, path: &[&str]) -> &'a [Value] {
+    at(v, path)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The CSV's annotations (string values only).
+pub(crate) fn annotations(csv: &Value) -> Vec<(&str, &str)> {
+    at(csv, &["metadata", "annotations"])
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| v.as_str().map(|s| (k.as_str(), s)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The CSV name rules: a DNS-1123 subdomain that is also a valid label value.
+fn csv_name_format(name: &str) -> Result<(), String> {
+    let mut problems = dns1123_subdomain_errors(name);
+    problems.extend(label_value_errors(name));
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} is invalid: {}",
+            crate::encoding::json::go_quote(name),
+            problems.join(",")
+        ))
+    }
+}
+
+type Found = (&'static str, Level, String);
+
+/// The example annotations (`alm-examples`, else `olm.examples`) against the
+/// owned APIs.
+fn examples(csv: &Value, name: &str) -> Vec<Found> {
+    let mut found = Vec::new();
+    let annotations = annotations(csv);
+    let raw_annotations = at(csv, &["metadata", "annotations"]).and_then(Value::as_object);
+    if raw_annotations.is_none_or(Map::is_empty) {
+        found.push((
+            CSV_EXAMPLES_MISSING,
+            Level::Warning,
+            message::csv(Level::Warning, name, "annotations not found"),
+        ));
+        return found;
+    }
+    let get = |key: &str| annotations.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    let text = match (get("alm-examples"), get("olm.examples")) {
+        (None, None) => {
+            found.push((
+                CSV_EXAMPLES_MISSING,
+                Level::Warning,
+                message::csv(Level::Warning, name, "example annotations not found"),
+            ));
+            return found;
+        }
+        (Some(alm), olm) => {
+            if olm.is_some() {
+                found.push((
+                    CSV_EXAMPLES_MISSING,
+                    Level::Warning,
+                    message::csv(
+                        Level::Warning,
+                        name,
+                        "both `alm-examples` and `olm.examples` are present. Checking only `alm-examples`",
+                    ),
+                ));
+            }
+            alm
+        }
+        (None, Some(olm)) => olm,
+    };
+    if let Err(e) = json_syntax(text) {
+        found.push((
+            CSV_EXAMPLES_INVALID,
+            Level::Error,
+            message::api(Level::Error, "", Some(&e), "invalid example"),
+        ));
+        return found;
+    }
+    let parsed = match example_gvks(text) {
+        Ok(set) => set,
+        Err(e) => {
+            found.push((
+                CSV_EXAMPLES_INVALID,
+                Level::Error,
+                message::api(
+                    Level::Error,
+                    "",
+                    Some(&e),
+                    "error decoding example CustomResource",
+                ),
+            ));
+            return found;
+        }
+    };
+    let mut provided = BTreeSet::new();
+    for owned in list(csv, &["spec", "customresourcedefinitions", "owned"]) {
+        let crd_name = text_of(owned, "name");
+        let Some((_, group)) = crd_name.split_once('.') else {
+            found.push((
+                CSV_OWNED_CRD_NAME_INVALID,
+                Level::Error,
+                message::api(
+                    Level::Error,
+                    "",
+                    None,
+                    &format!("couldn't parse plural.group from crd name: {crd_name}"),
+                ),
+            ));
+            continue;
+        };
+        provided.insert(Gvk::new(
+            group,
+            text_of(owned, "version"),
+            text_of(owned, "kind"),
+        ));
+    }
+    for owned in list(csv, &["spec", "apiservicedefinitions", "owned"]) {
+        provided.insert(Gvk::new(
+            text_of(owned, "group"),
+            text_of(owned, "version"),
+            text_of(owned, "kind"),
+        ));
+    }
+    for example in parsed.difference(&provided) {
+        found.push((
+            CSV_EXAMPLE_API_NOT_PROVIDED,
+            Level::Error,
+            message::api(
+                Level::Error,
+                "",
+                Some(&example.to_string()),
+                "example must have a provided API",
+            ),
+        ));
+    }
+    for api in provided.difference(&parsed) {
+        found.push((
+            CSV_API_WITHOUT_EXAMPLE,
+            Level::Warning,
+            message::api(
+                Level::Warning,
+                "",
+                Some(&api.to_string()),
+                "provided API should have an example annotation",
+            ),
+        ));
+    }
+    found
+}
+
+fn text_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// A group/version/kind, printed like apimachinery's `GroupVersionKind`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    pub(crate) fn new(group: &str, version: &str, kind: &str) -> Gvk {
+        Gvk {
+            group: group.to_string(),
+            version: version.to_string(),
+            kind: kind.to_string(),
+        }
+    }
+
+    /// From an `apiVersion` (`group/version` or `version`) and a kind.
+    pub(crate) fn from_api_version(api_version: &str, kind: &str) -> Gvk {
+        match api_version.split_once('/') {
+            Some((group, version)) => Gvk::new(group, version, kind),
+            None => Gvk::new("", api_version, kind),
+        }
+    }
+}
+
+impl std::fmt::Display for Gvk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}, Kind={}", self.group, self.version, self.kind)
+    }
+}
+
+/// Go's `json.Unmarshal` syntax check of the examples text, with the
+/// validator's rendering of the failure point.
+fn json_syntax(text: &str) -> Result<(), String> {
+    if text.is_empty() {
+        return Ok(());
+    }
+    let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) else {
+        return Ok(());
+    };
+    // Go reports how many bytes were read, the offending one included.
+    let offset = if e.is_eof() {
+        text.len()
+    } else {
+        let line_start: usize = text
+            .split_inclusive('\n')
+            .take(e.line().saturating_sub(1))
+            .map(str::len)
+            .sum();
+        (line_start + e.column()).min(text.len())
+    };
+    let mut end = offset;
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    Err(format!(
+        "invalid character at {offset}\n {}<--(see the invalid character)",
+        &text[..end]
+    ))
+}
+
+/// The group/version/kinds of the examples, which must be a list of objects
+/// that each carry a kind.
+fn example_gvks(text: &str) -> Result<BTreeSet<Gvk>, String> {
+    let mut set = BTreeSet::new();
+    if text.trim().is_empty() {
+        return Ok(set);
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let items = match value {
+        Value::Array(items) => items,
+        Value::Null => return Ok(set),
+        other => {
+            return Err(format!(
+                "json: cannot unmarshal {} into Go value of type []unstructured.Unstructured",
+                crate::encoding::json::type_name(&other)
+            ))
+        }
+    };
+    for item in items {
+        let Value::Object(map) = &item else {
+            if item.is_null() {
+                continue;
+            }
+            return Err(format!(
+                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                crate::encoding::json::type_name(&item)
+            ));
+        };
+        let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
+        if kind.is_empty() {
+            return Err(format!(
+                "Object 'Kind' is missing in '{}'",
+                super::super::gojson::go_marshal(&item)
+            ));
+        }
+        let api_version = map
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        set.insert(Gvk::from_api_version(api_version, kind));
+    }
+    Ok(set)
+}
+
+/// `spec.installModes` rules.
+fn install_modes(csv: &Value, name: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let modes = list(csv, &["spec", "installModes"]);
+    if modes.is_empty() {
+        errs.push(message::csv(Level::Error, name, "install modes not found"));
+        return errs;
+    }
+    let supported = |m: &Value| m.get("supported").and_then(Value::as_bool) == Some(true);
+    for webhook in list(csv, &["spec", "webhookdefinitions"]) {
+        if webhook
+            .get("conversionCRDs")
+            .and_then(Value::as_array)
+            .is_some_and(|l| !l.is_empty())
+        {
+            let only_all = modes.iter().all(|m| {
+                let all = text_of(m, "type") == "AllNamespaces";
+                all == supported(m)
+            });
+            if !only_all {
+                errs.push(message::csv(
+                    Level::Error,
+                    name,
+                    "only AllNamespaces InstallModeType is supported when conversionCRDs is present",
+                ));
+            }
+        }
+    }
+    if !modes.iter().any(supported) {
+        errs.push(message::csv(
+            Level::Error,
+            name,
+            "none of InstallModeTypes are supported",
+        ));
+    }
+    errs
+}
+
+/// True when a JSON value decodes to a Go zero value (recursively for
+/// objects, which stand for structs here).
+fn is_empty(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        Some(Value::Bool(b)) => !b,
+        Some(Value::Number(n)) => n.as_f64() == Some(0.0),
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Object(m)) => m.values().all(|v| is_empty(Some(v))),
+    }
+}
+
+/// The validator's walk over the typed CSV: fields whose JSON tag is not
+/// `omitempty` must not be zero. Only these are such fields in the CSV type.
+fn required_fields(csv: &Value) -> Vec<String> {
+    let mut errs = Vec::new();
+    let missing = |field: &str, what: &str| {
+        message::api(Level::Error, field, Some(what), "required field missing")
+    };
+    if is_empty(csv.get("apiVersion")) && is_empty(csv.get("kind")) {
+        errs.push(missing("TypeMeta", "struct"));
+    }
+    if is_empty(csv.get("metadata")) {
+        errs.push(missing("ObjectMeta", "struct"));
+    }
+    let spec = csv.get("spec");
+    if is_empty(spec) {
+        errs.push(missing("Spec", "struct"));
+        return errs;
+    }
+    let install = at(csv, &["spec", "install"]);
+    if is_empty(install) {
+        errs.push(missing("Spec.InstallStrategy", "struct"));
+    } else {
+        if is_empty(at(csv, &["spec", "install", "strategy"])) {
+            errs.push(missing("Spec.InstallStrategy.StrategyName", "field"));
+        }
+        let strategy_spec = at(csv, &["spec", "install", "spec"]);
+        let strategy_empty = ["deployments", "permissions", "clusterPermissions"]
+            .iter()
+            .all(|k| is_empty(strategy_spec.and_then(|s| s.get(*k))));
+        if !strategy_empty && is_empty(strategy_spec.and_then(|s| s.get("deployments"))) {
+            errs.push(missing(
+                "Spec.InstallStrategy.StrategySpec.DeploymentSpecs",
+                "field",
+            ));
+        }
+    }
+    if is_empty(at(csv, &["spec", "displayName"])) {
+        errs.push(missing("Spec.DisplayName", "field"));
+    }
+    errs
+}
+
+/// Annotation keys that differ only in case from an OLM key (sorted; upstream
+/// walks a Go map).
+fn annotation_case(csv: &Value, name: &str) -> Vec<String> {
+    let mut keys: Vec<&str> = at(csv, &["metadata", "annotations"])
+        .and_then(Value::as_object)
+        .map(|m| m.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    keys.sort_unstable();
+    let mut errs = Vec::new();
+    for key in keys {
+        if let Some(correct) = CASE_SENSITIVE_ANNOTATIONS
+            .iter()
+            .find(|c| c.eq_ignore_ascii_case(key))
+        {
+            if key != *correct {
+                errs.push(message::api(
+                    Level::Error,
+                    "",
+                    Some(name),
+                    &format!(
+                        "provided annotation {key} uses wrong case and should be {correct} instead"
+                    ),
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// `spec.version` as the typed CSV reads it: a JSON string accepted by
+/// blang's `ParseTolerant`.
+fn operator_version(v: &Value) -> Result<(), String> {
+    match v {
+        Value::String(s) => Version::parse_tolerant(s)
+            .map(|_| ())
+            .map_err(|e| e.message().to_string()),
+        other => Err(super::super::gojson::type_error(
+            other,
+            "Go value of type string",
+        )),
+    }
+}
+
+/// `spec.release`: a string or number holding a release version.
+fn operator_release(v: &Value) -> Result<(), String> {
+    let text = match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => return Err("release field must be a string or number".to_string()),
+    };
+    parse_release(&text)
+        .map(|_| ())
+        .map_err(|e| e.message().to_string())
+}
+
+const STRING: Ty = Ty::Str("string");
+const STRINGS: Ty = Ty::List(&STRING);
+const STRING_MAP: Ty = Ty::Map(&STRING);
+
+const DESCRIPTOR: Ty = Ty::Struct(
+    "v1alpha1.SpecDescriptor",
+    &[
+        ("path", STRING),
+        ("displayName", STRING),
+        ("description", STRING),
+        ("x-descriptors", STRINGS),
+        ("value", Ty::Any),
+    ],
+);
+
+const RESOURCE_REFERENCE: Ty = Ty::Struct(
+    "v1alpha1.APIResourceReference",
+    &[("name", STRING), ("kind", STRING), ("version", STRING)],
+);
+
+const CRD_DESCRIPTION: Ty = Ty::Struct(
+    "v1alpha1.CRDDescription",
+    &[
+        ("name", STRING),
+        ("version", STRING),
+        ("kind", STRING),
+        ("displayName", STRING),
+        ("description", STRING),
+        ("resources", Ty::List(&RESOURCE_REFERENCE)),
+        ("statusDescriptors", Ty::List(&DESCRIPTOR)),
+        ("specDescriptors", Ty::List(&DESCRIPTOR)),
+        ("actionDescriptors", Ty::List(&DESCRIPTOR)),
+    ],
+);
+
+const API_SERVICE_DESCRIPTION: Ty = Ty::Struct(
+    "v1alpha1.APIServiceDescription",
+    &[
+        ("name", STRING),
+        ("group", STRING),
+        ("version", STRING),
+        ("kind", STRING),
+        ("deploymentName", STRING),
+        ("containerPort", Ty::Int("int32")),
+        ("displayName", STRING),
+        ("description", STRING),
+        ("resources", Ty::List(&RESOURCE_REFERENCE)),
+        ("statusDescriptors", Ty::List(&DESCRIPTOR)),
+        ("specDescriptors", Ty::List(&DESCRIPTOR)),
+        ("actionDescriptors", Ty::List(&DESCRIPTOR)),
+    ],
+);
+
+const WEBHOOK_DESCRIPTION: Ty = Ty::Struct(
+    "v1alpha1.WebhookDescription",
+    &[
+        ("generateName", STRING),
+        ("type", Ty::Str("v1alpha1.WebhookAdmissionType")),
+        ("deploymentName", STRING),
+        ("containerPort", Ty::Int("int32")),
+        ("targetPort", Ty::Any),
+        ("rules", Ty::Any),
+        ("failurePolicy", Ty::Str("v1.FailurePolicyType")),
+        ("matchPolicy", Ty::Str("v1.MatchPolicyType")),
+        ("objectSelector", Ty::Any),
+        ("sideEffects", Ty::Str("v1.SideEffectClass")),
+        ("timeoutSeconds", Ty::Int("int32")),
+        ("admissionReviewVersions", STRINGS),
+        ("reinvocationPolicy", Ty::Str("v1.ReinvocationPolicyType")),
+        ("webhookPath", STRING),
+        ("conversionCRDs", STRINGS),
+    ],
+);
+
+const POLICY_RULE: Ty = Ty::Struct(
+    "v1.PolicyRule",
+    &[
+        ("verbs", STRINGS),
+        ("apiGroups", STRINGS),
+        ("resources", STRINGS),
+        ("resourceNames", STRINGS),
+        ("nonResourceURLs", STRINGS),
+    ],
+);
+
+const PERMISSIONS: Ty = Ty::Struct(
+    "v1alpha1.StrategyDeploymentPermissions",
+    &[
+        ("serviceAccountName", STRING),
+        ("rules", Ty::List(&POLICY_RULE)),
+    ],
+);
+
+const CONTAINER: Ty = Ty::Struct(
+    "v1.Container",
+    &[
+        ("name", STRING),
+        ("image", STRING),
+        ("command", STRINGS),
+        ("args", STRINGS),
+        ("workingDir", STRING),
+        ("resources", Ty::Any),
+        ("imagePullPolicy", Ty::Str("v1.PullPolicy")),
+    ],
+);
+
+const POD_SPEC: Ty = Ty::Struct(
+    "v1.PodSpec",
+    &[
+        ("initContainers", Ty::List(&CONTAINER)),
+        ("containers", Ty::List(&CONTAINER)),
+        ("serviceAccountName", STRING),
+    ],
+);
+
+const DEPLOYMENT_SPEC: Ty = Ty::Struct(
+    "v1.DeploymentSpec",
+    &[
+        ("replicas", Ty::Int("int32")),
+        ("selector", Ty::Any),
+        (
+            "template",
+            Ty::Struct(
+                "v1.PodTemplateSpec",
+                &[("metadata", shape::OBJECT_META), ("spec", POD_SPEC)],
+            ),
+        ),
+    ],
+);
+
+const DEPLOYMENT: Ty = Ty::Struct(
+    "v1alpha1.StrategyDeploymentSpec",
+    &[
+        ("name", STRING),
+        ("spec", DEPLOYMENT_SPEC),
+        ("label", STRING_MAP),
+    ],
+);
+
+const APP_LINK: Ty = Ty::Struct("v1alpha1.AppLink", &[("name", STRING), ("url", STRING)]);
+
+/// The parts of `v1alpha1.ClusterServiceVersion` whose type matters.
+const CSV: Ty = Ty::Struct(
+    "v1alpha1.ClusterServiceVersion",
+    &[
+        ("", shape::TYPE_META),
+        ("metadata", shape::OBJECT_META),
+        (
+            "spec",
+            Ty::Struct(
+                "v1alpha1.ClusterServiceVersionSpec",
+                &[
+                    (
+                        "install",
+                        Ty::Struct(
+                            "v1alpha1.NamedInstallStrategy",
+                            &[
+                                ("strategy", STRING),
+                                (
+                                    "spec",
+                                    Ty::Struct(
+                                        "v1alpha1.StrategyDetailsDeployment",
+                                        &[
+                                            ("deployments", Ty::List(&DEPLOYMENT)),
+                                            ("permissions", Ty::List(&PERMISSIONS)),
+                                            ("clusterPermissions", Ty::List(&PERMISSIONS)),
+                                        ],
+                                    ),
+                                ),
+                            ],
+                        ),
+                    ),
+                    (
+                        "version",
+                        Ty::Custom("version.OperatorVersion", operator_version),
+                    ),
+                    (
+                        "release",
+                        Ty::Custom("version.OperatorRelease", operator_release),
+                    ),
+                    ("maturity", STRING),
+                    (
+                        "customresourcedefinitions",
+                        Ty::Struct(
+                            "v1alpha1.CustomResourceDefinitions",
+                            &[
+                                ("owned", Ty::List(&CRD_DESCRIPTION)),
+                                ("required", Ty::List(&CRD_DESCRIPTION)),
+                            ],
+                        ),
+                    ),
+                    (
+                        "apiservicedefinitions",
+                        Ty::Struct(
+                            "v1alpha1.APIServiceDefinitions",
+                            &[
+                                ("owned", Ty::List(&API_SERVICE_DESCRIPTION)),
+                                ("required", Ty::List(&API_SERVICE_DESCRIPTION)),
+                            ],
+                        ),
+                    ),
+                    ("webhookdefinitions", Ty::List(&WEBHOOK_DESCRIPTION)),
+                    (
+                        "nativeAPIs",
+                        Ty::List(&Ty::Struct(
+                            "v1.GroupVersionKind",
+                            &[("group", STRING), ("version", STRING), ("kind", STRING)],
+                        )),
+                    ),
+                    ("minKubeVersion", STRING),
+                    ("displayName", STRING),
+                    ("description", STRING),
+                    ("keywords", STRINGS),
+                    (
+                        "maintainers",
+                        Ty::List(&Ty::Struct(
+                            "v1alpha1.Maintainer",
+                            &[("name", STRING), ("email", STRING)],
+                        )),
+                    ),
+                    ("provider", APP_LINK),
+                    ("links", Ty::List(&APP_LINK)),
+                    (
+                        "icon",
+                        Ty::List(&Ty::Struct(
+                            "v1alpha1.Icon",
+                            &[("base64data", STRING), ("mediatype", STRING)],
+                        )),
+                    ),
+                    (
+                        "installModes",
+                        Ty::List(&Ty::Struct(
+                            "v1alpha1.InstallMode",
+                            &[
+                                ("type", Ty::Str("v1alpha1.InstallModeType")),
+                                ("supported", Ty::Bool),
+                            ],
+                        )),
+                    ),
+                    ("replaces", STRING),
+                    ("labels", STRING_MAP),
+                    ("annotations", STRING_MAP),
+                    ("selector", Ty::Any),
+                    (
+                        "cleanup",
+                        Ty::Struct("v1alpha1.CleanupSpec", &[("enabled", Ty::Bool)]),
+                    ),
+                    ("skips", STRINGS),
+                    (
+                        "relatedImages",
+                        Ty::List(&Ty::Struct(
+                            "v1alpha1.RelatedImage",
+                            &[("name", STRING), ("image", STRING)],
+                        )),
+                    ),
+                ],
+            ),
+        ),
+        ("status", Ty::Any),
+    ],
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn messages(csv: &Value) -> Vec<(&'static str, Severity, String)> {
+        let mut out = Vec::new();
+        check(csv, "manifests/csv.yaml", &mut out);
+        out.into_iter()
+            .map(|f| (f.rule, f.severity, f.message))
+            .collect()
+    }
+
+    fn errors(csv: &Value) -> Vec<String> {
+        messages(csv)
+            .into_iter()
+            .filter(|(_, s, _)| *s == Severity::Error)
+            .map(|(_, _, m)| m)
+            .collect()
+    }
+
+    fn base() -> Value {
+        json!({
+            "apiVersion": "operators.coreos.com/v1alpha1",
+            "kind": "ClusterServiceVersion",
+            "metadata": {"name": "etcdoperator.v0.9.4", "annotations": {
+                "alm-examples": "[{\"apiVersion\":\"etcd.database.coreos.com/v1beta2\",\"kind\":\"EtcdCluster\"}]"
+            }},
+            "spec": {
+                "displayName": "etcd",
+                "version": "0.9.4",
+                "minKubeVersion": "1.16.0",
+                "install": {"strategy": "deployment", "spec": {"deployments": [{"name": "x"}]}},
+                "installModes": [{"type": "AllNamespaces", "supported": true}],
+                "customresourcedefinitions": {"owned": [
+                    {"name": "etcdclusters.etcd.database.coreos.com", "version": "v1beta2", "kind": "EtcdCluster"}
+                ]}
+            }
+        })
+    }
+
+    #[test]
+    fn valid_csv_has_no_findings() {
+        assert_eq!(messages(&base()), vec![]);
+    }
+
+    #[test]
+    fn version_conversion() {
+        let mut csv = base();
+        csv["spec"]["version"] = json!(1);
+        assert_eq!(
+            errors(&csv),
+            vec!["json: cannot unmarshal number into Go value of type string"]
+        );
+        csv["spec"]["version"] = json!("abc");
+        assert_eq!(
+            errors(&csv),
+            vec!["Invalid character(s) found in major number \"0abc\""]
+        );
+        csv["spec"]["version"] = json!("v0.9.4");
+        assert!(errors(&csv).is_empty());
+    }
+
+    #[test]
+    fn validator_messages() {
+        let mut csv = base();
+        csv["metadata"]["name"] = json!("EtcdOperator_v0.9.4");
+        csv["spec"]["installModes"] = json!([]);
+        csv["spec"]["minKubeVersion"] = json!("1.16");
+        csv["spec"]["displayName"] = json!("");
+        csv["metadata"]["annotations"]["olm.skiprange"] = json!("<1.0.0");
+        let errs = errors(&csv);
+        assert!(errs[0].starts_with("Error: Value : (EtcdOperator_v0.9.4) metadata.name \"EtcdOperator_v0.9.4\" is invalid: a lowercase RFC 1123 subdomain"));
+        assert!(!errs[0].contains("a valid label"), "{}", errs[0]);
+        assert_eq!(
+            errs[1..],
+            [
+                "Error: Value : (EtcdOperator_v0.9.4) install modes not found",
+                "Error: Value : (EtcdOperator_v0.9.4) csv.Spec.MinKubeVersion has an invalid value: 1.16",
+                "Error: Field Spec.DisplayName, Value field: required field missing",
+                "Error: Value EtcdOperator_v0.9.4: provided annotation olm.skiprange uses wrong case and should be olm.skipRange instead",
+            ]
+        );
+    }
+
+    #[test]
+    fn examples() {
+        let mut csv = base();
+        csv["metadata"]["annotations"]["alm-examples"] = json!("[{\"kind\": }]");
+        assert_eq!(
+            errors(&csv),
+            vec!["Error: Value invalid character at 11\n [{\"kind\": }<--(see the invalid character): invalid example"]
+        );
+        csv["metadata"]["annotations"]["alm-examples"] =
+            json!("[{\"apiVersion\":\"x.io/v1\",\"kind\":\"Other\"}]");
+        assert_eq!(
+            errors(&csv),
+            vec!["Error: Value x.io/v1, Kind=Other: example must have a provided API"]
+        );
+        csv["spec"]["customresourcedefinitions"]["owned"][0]["name"] = json!("nodot");
+        assert_eq!(
+            errors(&csv)[0],
+            "Error: : couldn't parse plural.group from crd name: nodot"
+        );
+    }
+
+    #[test]
+    fn name_that_is_no_label_value() {
+        let mut csv = base();
+        csv["metadata"]["name"] = json!("-x");
+        let errs = errors(&csv);
+        assert!(
+            errs[0].contains(")*'),a valid label must be"),
+            "{}",
+            errs[0]
+        );
+    }
+
+    #[test]
+    fn install_modes_with_conversion_webhooks() {
+        let mut csv = base();
+        csv["spec"]["webhookdefinitions"] =
+            json!([{"type": "ConversionWebhook", "conversionCRDs": ["a.b"]}]);
+        assert!(errors(&csv).is_empty());
+        csv["spec"]["installModes"] = json!([
+            {"type": "AllNamespaces", "supported": true},
+            {"type": "OwnNamespace", "supported": true}
+        ]);
+        assert_eq!(
+            errors(&csv),
+            vec!["Error: Value : (etcdoperator.v0.9.4) only AllNamespaces InstallModeType is supported when conversionCRDs is present"]
+        );
+    }
+}

@@ -1,0 +1,320 @@
+//! opm's own registry bundle checks over every decoded manifest: the CSV
+//! can be read, every CRD it owns is shipped, `spec.version` and
+//! `spec.release` have the right types, and a release is not combined with
+//! `olm.substitutesFor`.
+//!
+//! Upstream crashes on a bundle without a CSV; here that is an error.
+
+use super::crd::{self, CrdVersion};
+use super::csv::{at, list, text};
+use super::message::{self, Level};
+use super::shape::{self, Ty};
+use super::{Finding, Severity};
+use crate::bundle::parse::{csv_release, csv_version};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// The manifests decode but none is a ClusterServiceVersion.
+pub const BUNDLE_CSV_MISSING: &str = "bundle-csv-missing";
+/// The CSV or a CRD cannot be decoded for the registry checks.
+pub const BUNDLE_CSV_UNREADABLE: &str = "bundle-csv-unreadable";
+/// A CRD the CSV owns is not in the bundle.
+pub const BUNDLE_OWNED_CRD_MISSING: &str = "bundle-owned-crd-missing";
+/// A CRD in the bundle is not owned by the CSV (warning).
+pub const BUNDLE_CRD_NOT_OWNED: &str = "bundle-crd-not-owned";
+/// `spec.version` or `spec.release` has the wrong type.
+pub const BUNDLE_CSV_VERSION_INVALID: &str = "bundle-csv-version-invalid";
+/// The CSV sets both `spec.release` and the `olm.substitutesFor` annotation.
+pub const BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR: &str = "bundle-release-with-substitutes-for";
+
+/// Every rule of this module.
+pub const RULES: &[&str] = &[
+    BUNDLE_CSV_MISSING,
+    BUNDLE_CSV_UNREADABLE,
+    BUNDLE_OWNED_CRD_MISSING,
+    BUNDLE_CRD_NOT_OWNED,
+    BUNDLE_CSV_VERSION_INVALID,
+    BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR,
+];
+
+/// One decoded manifest and where it came from.
+pub struct Object<'a> {
+    pub value: &'a Value,
+    pub from_yaml: bool,
+    pub file: &'a str,
+}
+
+/// The registry checks. `name` is the bundle name upstream uses in messages
+/// (the name of the last CSV that converted).
+pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
+    let kind = |o: &Object<'_>| {
+        o.value.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion")
+    };
+    let Some(csv_object) = objects.iter().find(|o| kind(o)) else {
+        out.push(Finding::error(
+            BUNDLE_CSV_MISSING,
+            "no csv in bundle: manifests/ holds no ClusterServiceVersion",
+            None,
+        ));
+        return;
+    };
+    let csv = csv_object.value;
+    let file = Some(csv_object.file.to_string());
+    let mut push = |rule: &'static str, severity: Severity, message: String| {
+        out.push(Finding {
+            rule,
+            severity,
+            message,
+            file: file.clone(),
+        });
+    };
+    if let Err(e) = readable(csv, objects) {
+        push(
+            BUNDLE_CSV_UNREADABLE,
+            Severity::Error,
+            message::api(Level::Error, "", Some(&e), "error getting bundle CSV"),
+        );
+        return;
+    }
+
+    if let Some(crds) = at(csv, &["spec", "customresourcedefinitions"]) {
+        if let Err(e) = shape::go_json(crds, &CSV_CRDS, false) {
+            push(
+                BUNDLE_CSV_UNREADABLE,
+                Severity::Error,
+                message::api(Level::Error, "", Some(&e), "error getting CSV CRDs"),
+            );
+            return;
+        }
+    }
+    let owned: Vec<Key> = list(csv, &["spec", "customresourcedefinitions", "owned"])
+        .iter()
+        .map(|o| Key {
+            group: String::new(),
+            kind: field(o, "kind"),
+            name: field(o, "name"),
+            version: field(o, "version"),
+        })
+        .collect();
+    let mut shipped = crd_keys(objects);
+    for key in &owned {
+        if shipped.remove(key) {
+            continue;
+        }
+        push(
+            BUNDLE_OWNED_CRD_MISSING,
+            Severity::Error,
+            message::api(
+                Level::Error,
+                "",
+                Some(&key.dump()),
+                &format!(
+                    "owned CRD {} not found in bundle {}",
+                    key.label(),
+                    crate::encoding::json::go_quote(name)
+                ),
+            ),
+        );
+    }
+    for key in shipped.iter().filter(|k| !owned.contains(k)) {
+        push(
+            BUNDLE_CRD_NOT_OWNED,
+            Severity::Warning,
+            message::api(
+                Level::Warning,
+                "",
+                Some(&key.dump()),
+                &format!(
+                    "CRD {} is present in bundle {} but not defined in CSV",
+                    key.label(),
+                    crate::encoding::json::go_quote(name)
+                ),
+            ),
+        );
+    }
+
+    if let Err(e) = csv_version(csv) {
+        push(
+            BUNDLE_CSV_VERSION_INVALID,
+            Severity::Error,
+            message::api(
+                Level::Error,
+                "",
+                Some(&e),
+                "error getting bundle CSV version",
+            ),
+        );
+        return;
+    }
+    let release = match csv_release(csv) {
+        Ok(release) => release,
+        Err(e) => {
+            push(
+                BUNDLE_CSV_VERSION_INVALID,
+                Severity::Error,
+                message::api(
+                    Level::Error,
+                    "",
+                    Some(&e),
+                    "error getting bundle CSV release version",
+                ),
+            );
+            return;
+        }
+    };
+    let substitutes = text(csv, &["metadata", "annotations", "olm.substitutesFor"]);
+    if !release.is_empty() && !substitutes.is_empty() {
+        push(
+            BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR,
+            Severity::Error,
+            format!(
+                "bundle {} cannot have both a release version ({}) and olm.substitutesFor annotation ({})",
+                crate::encoding::json::go_quote(text(csv, &["metadata", "name"])),
+                crate::encoding::json::go_quote(&release),
+                crate::encoding::json::go_quote(substitutes)
+            ),
+        );
+    }
+}
+
+fn field(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// How the registry reads the CSV: type and object metadata, the spec kept raw.
+const REGISTRY_CSV: Ty = Ty::Struct(
+    "registry.ClusterServiceVersion",
+    &[
+        ("", shape::TYPE_META),
+        ("metadata", shape::OBJECT_META),
+        ("spec", Ty::Any),
+    ],
+);
+
+const DEFINITION_KEY: Ty = Ty::Struct(
+    "registry.DefinitionKey",
+    &[
+        ("group", Ty::Str("string")),
+        ("kind", Ty::Str("string")),
+        ("name", Ty::Str("string")),
+        ("version", Ty::Str("string")),
+    ],
+);
+
+/// How the registry reads `spec.customresourcedefinitions`.
+const CSV_CRDS: Ty = Ty::Struct(
+    "registry.CustomResourceDefinitions",
+    &[
+        ("owned", Ty::List(&DEFINITION_KEY)),
+        ("required", Ty::List(&DEFINITION_KEY)),
+    ],
+);
+
+/// Whether the bundle's CSV and CRDs decode as the registry reads them.
+fn readable(csv: &Value, objects: &[Object<'_>]) -> Result<(), String> {
+    // The registry re-encodes decoded objects as JSON: no YAML leniency.
+    shape::go_json(csv, &REGISTRY_CSV, false)?;
+    for object in objects {
+        if object.value.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
+            continue;
+        }
+        let api_version = object
+            .value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let version = match api_version.rsplit('/').next().unwrap_or_default() {
+            "v1" => CrdVersion::V1,
+            "v1beta1" => CrdVersion::V1beta1,
+            _ => continue,
+        };
+        if let Err(e) = crd::decode(object.value, version, object.from_yaml) {
+            let label = match version {
+                CrdVersion::V1 => "v1",
+                CrdVersion::V1beta1 => "v1beta1",
+            };
+            return Err(format!("error decoding {label} CRD: {e}"));
+        }
+    }
+    Ok(())
+}
+
+/// A CRD as the registry identifies it (the CSV cannot name a group).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    group: String,
+    kind: String,
+    name: String,
+    version: String,
+}
+
+impl Key {
+    /// Upstream prints the Go struct: `{<group> <kind> <name> <version>}`.
+    fn dump(&self) -> String {
+        format!(
+            "{{{} {} {} {}}}",
+            self.group, self.kind, self.name, self.version
+        )
+    }
+
+    fn label(&self) -> String {
+        if self.name.is_empty() {
+            format!("{}/{} {}", self.group, self.version, self.kind)
+        } else {
+            format!("{}/{}", self.name, self.version)
+        }
+    }
+}
+
+/// The keys of the CRDs in the bundle: every version of a v1 CRD; for a
+/// v1beta1 CRD only `spec.version` when set, else every version.
+fn crd_keys(objects: &[Object<'_>]) -> BTreeSet<Key> {
+    let mut keys = BTreeSet::new();
+    for object in objects {
+        let crd = object.value;
+        if crd.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
+            continue;
+        }
+        let api_version = crd
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let version_part = api_version.rsplit('/').next().unwrap_or_default();
+        let gf = |v: &Value, key: &str| {
+            crate::bundle::gojson::field(v, key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let null = Value::Null;
+        let meta = crate::bundle::gojson::field(crd, "metadata").unwrap_or(&null);
+        let spec = crate::bundle::gojson::field(crd, "spec").unwrap_or(&null);
+        let names = crate::bundle::gojson::field(spec, "names").unwrap_or(&null);
+        let key = |version: String| Key {
+            group: String::new(),
+            kind: gf(names, "kind"),
+            name: gf(meta, "name"),
+            version,
+        };
+        let versions: Vec<String> = crate::bundle::gojson::field(spec, "versions")
+            .and_then(Value::as_array)
+            .map(|l| l.iter().map(|v| gf(v, "name")).collect())
+            .unwrap_or_default();
+        match version_part {
+            "v1" => keys.extend(versions.into_iter().map(key)),
+            "v1beta1" => {
+                let single = gf(spec, "version");
+                if single.is_empty() {
+                    keys.extend(versions.into_iter().map(key));
+                } else {
+                    keys.insert(key(single));
+                }
+            }
+            _ => {}
+        }
+    }
+    keys
+}
