@@ -4,6 +4,7 @@
 mod util;
 
 mod bundle_generate;
+mod bundle_malformed;
 mod bundle_validate;
 mod cli;
 mod corpus;

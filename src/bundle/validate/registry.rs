@@ -16,6 +16,9 @@ use std::collections::BTreeSet;
 
 /// The manifests decode but none is a ClusterServiceVersion.
 pub const BUNDLE_CSV_MISSING: &str = "bundle-csv-missing";
+/// More than one ClusterServiceVersion: OLM uses the first (warning, as
+/// upstream accepts such bundles).
+pub const BUNDLE_CSV_MULTIPLE: &str = "bundle-csv-multiple";
 /// The CSV or a CRD cannot be decoded for the registry checks.
 pub const BUNDLE_CSV_UNREADABLE: &str = "bundle-csv-unreadable";
 /// A CRD the CSV owns is not in the bundle.
@@ -30,6 +33,7 @@ pub const BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR: &str = "bundle-release-with-subst
 /// Every rule of this module.
 pub const RULES: &[&str] = &[
     BUNDLE_CSV_MISSING,
+    BUNDLE_CSV_MULTIPLE,
     BUNDLE_CSV_UNREADABLE,
     BUNDLE_OWNED_CRD_MISSING,
     BUNDLE_CRD_NOT_OWNED,
@@ -50,7 +54,19 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
     let kind = |o: &Object<'_>| {
         o.value.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion")
     };
-    let Some(csv_object) = objects.iter().find(|o| kind(o)) else {
+    let csvs: Vec<&Object<'_>> = objects.iter().filter(|o| kind(o)).collect();
+    if csvs.len() > 1 {
+        let files: Vec<&str> = csvs.iter().map(|o| o.file).collect();
+        out.push(Finding::warning(
+            BUNDLE_CSV_MULTIPLE,
+            format!(
+                "more than one ClusterServiceVersion is found in bundle ({}); the first one is used",
+                files.join(", ")
+            ),
+            Some(csvs[1].file.to_string()),
+        ));
+    }
+    let Some(csv_object) = csvs.first().copied() else {
         out.push(Finding::error(
             BUNDLE_CSV_MISSING,
             "no csv in bundle: manifests/ holds no ClusterServiceVersion",
