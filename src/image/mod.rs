@@ -1,4 +1,78 @@
-//! Container images: references (parsing and normalisation).
+//! Container images: references, registry credentials, pulling from any
+//! OCI registry (no daemon), and unpacking layers safely. Images are
+//! untrusted input: every blob's digest and size is checked, and unpacking
+//! refuses anything that would write outside its directory.
 
 pub mod auth;
 pub mod reference;
+pub mod remote;
+pub mod unpack;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How to reach registries (the global `--use-http` / `--skip-tls-verify`
+/// flags; the deprecated `--skip-tls` means `--use-http`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Transport {
+    pub use_http: bool,
+    pub skip_tls_verify: bool,
+}
+
+/// Everything a pull needs besides the reference.
+#[derive(Debug, Clone)]
+pub struct PullOptions {
+    pub transport: Transport,
+    pub auth: auth::AuthFiles,
+    /// Show download progress on stderr (only when it is a terminal).
+    pub progress: bool,
+    /// `os/arch[/variant]` to pick from a multi-platform image; `None` picks
+    /// linux/amd64 if present, else the host platform.
+    pub platform: Option<String>,
+}
+
+/// A compressed or plain layer blob on disk, its digest and size verified.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    pub path: PathBuf,
+    pub media_type: String,
+    pub digest: String,
+    pub size: u64,
+}
+
+/// A pulled image: its labels and verified layers in a private temporary
+/// directory, removed when the value is dropped.
+#[derive(Debug)]
+pub struct PulledImage {
+    /// The reference as the user typed it.
+    pub reference: String,
+    pub manifest_digest: String,
+    /// The image config's labels.
+    pub labels: BTreeMap<String, String>,
+    /// The platform chosen from an image index, when the reference named one.
+    pub platform: Option<String>,
+    pub layers: Vec<Layer>,
+    /// Owns the directory that holds the layer files.
+    pub dir: tempfile::TempDir,
+}
+
+impl PulledImage {
+    /// Applies the layers in order into `dest` (an empty directory).
+    pub fn unpack(&self, dest: &Path, limits: &unpack::Limits) -> Result<(), unpack::UnpackError> {
+        let mut state = unpack::State::new(limits.clone());
+        for layer in &self.layers {
+            let file =
+                std::fs::File::open(&layer.path).map_err(|source| unpack::UnpackError::Io {
+                    path: layer.path.clone(),
+                    source,
+                })?;
+            unpack::apply_layer(
+                std::io::BufReader::new(file),
+                &layer.media_type,
+                dest,
+                &mut state,
+            )?;
+        }
+        Ok(())
+    }
+}
