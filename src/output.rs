@@ -26,3 +26,18 @@ pub fn warning(message: &str) {
 pub fn info(message: &str) {
     eprintln!("{message}");
 }
+
+/// Overwrites the current stderr line with a progress message (callers only
+/// use it when stderr is a terminal).
+pub fn progress(message: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "\r{message}\x1b[K");
+    let _ = err.flush();
+}
+
+/// Clears the line a [`progress`] message was written on.
+pub fn progress_clear() {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "\r\x1b[K");
+    let _ = err.flush();
+}

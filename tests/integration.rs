@@ -9,6 +9,7 @@ mod bundle_validate;
 mod cli;
 mod corpus;
 mod dockerfile;
+mod image;
 mod init;
 mod malformed;
 mod render;

@@ -2,9 +2,11 @@
 //! stdout, no exit codes: results and errors are returned to `commands`.
 
 pub mod bundle_generate;
+pub mod bundle_unpack;
 pub mod dockerfile;
 pub mod icon;
 pub mod init;
 pub mod migrate;
 pub mod render;
 pub mod template;
+pub mod unpack_image;

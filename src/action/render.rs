@@ -7,6 +7,7 @@ use crate::declcfg::load::{load_dir, read_deferred, BundleObjects, LoadError};
 use crate::declcfg::write::DocumentCache;
 use crate::declcfg::{Blob, Bundle, DeclarativeConfig};
 use crate::encoding::json::go_quote;
+use crate::image::PullOptions;
 use crate::property::{BUNDLE_OBJECT, CSV_METADATA};
 use std::path::Path;
 
@@ -16,7 +17,23 @@ pub struct Render {
     pub refs: Vec<String>,
     pub migrations: MigrationLevel,
     pub image_ref_template: Option<ImageRefTemplate>,
+    /// How to pull image references.
+    pub pull: PullOptions,
 }
+
+/// A rendered catalog, and the unpacked images it may still read from.
+#[derive(Debug)]
+pub struct Rendered {
+    pub config: DeclarativeConfig,
+    /// Unpacked catalog images whose bundle objects are read again when
+    /// written; removed when this is dropped.
+    pub unpacked: Vec<tempfile::TempDir>,
+}
+
+/// Labels that say what an image holds.
+pub const LABEL_CONFIGS: &str = "operators.operatorframework.io.index.configs.v1";
+pub const LABEL_PACKAGE: &str = "operators.operatorframework.io.bundle.package.v1";
+pub const LABEL_DATABASE: &str = "operators.operatorframework.io.index.database.v1";
 
 /// Why one reference could not be rendered.
 #[derive(Debug, thiserror::Error)]
@@ -84,32 +101,38 @@ pub fn classify(reference: &str) -> RefKind {
 
 impl Render {
     /// Renders every reference in order and merges the results.
-    pub fn run(&self) -> Result<DeclarativeConfig, RenderError> {
+    pub fn run(&self) -> Result<Rendered, RenderError> {
         let mut all = DeclarativeConfig::default();
+        let mut unpacked = Vec::new();
         for reference in &self.refs {
-            let mut config = self.render_one(reference)?;
+            let mut config = self.render_one(reference, &mut unpacked)?;
             for bundle in &mut config.bundles {
                 post_process(bundle);
             }
             self.migrations.migrate(&mut config);
             all.extend(config);
         }
-        Ok(all)
+        Ok(Rendered {
+            config: all,
+            unpacked,
+        })
     }
 
-    fn render_one(&self, reference: &str) -> Result<DeclarativeConfig, RenderError> {
+    fn render_one(
+        &self,
+        reference: &str,
+        unpacked: &mut Vec<tempfile::TempDir>,
+    ) -> Result<DeclarativeConfig, RenderError> {
         let fail = |message: String| RenderError::Reference {
             reference: reference.to_string(),
             message,
         };
         match classify(reference) {
             RefKind::CatalogDir => load_dir(Path::new(reference), reference, self.bundle_objects())
-                .map_err(|source| {
-                RenderError::Load {
+                .map_err(|source| RenderError::Load {
                     reference: reference.to_string(),
                     source,
-                }
-            }),
+                }),
             RefKind::NotADirectory => Err(fail(format!(
                 "ref {} is not a directory: not allowed",
                 go_quote(reference)
@@ -120,10 +143,72 @@ impl Render {
                 config.bundles.push(bundle);
                 Ok(config)
             }
-            RefKind::Image => Err(fail(
-                "rendering images is not supported yet by this opm build (the path does not exist, so it was taken as an image reference)".to_string(),
-            )),
+            RefKind::Image => self.render_image(reference, unpacked),
         }
+    }
+
+    /// Pulls an image and renders it as a catalog or a bundle, by its labels.
+    fn render_image(
+        &self,
+        reference: &str,
+        unpacked: &mut Vec<tempfile::TempDir>,
+    ) -> Result<DeclarativeConfig, RenderError> {
+        let fail = |message: String| RenderError::Reference {
+            reference: reference.to_string(),
+            message,
+        };
+        let image =
+            crate::image::remote::pull(reference, &self.pull).map_err(|e| fail(e.to_string()))?;
+        let quoted = go_quote(reference);
+        let kind = if image.labels.contains_key(LABEL_CONFIGS) {
+            LABEL_CONFIGS
+        } else if image.labels.contains_key(LABEL_PACKAGE) {
+            LABEL_PACKAGE
+        } else if image.labels.contains_key(LABEL_DATABASE) {
+            return Err(fail(format!(
+                "render {quoted}: sqlite-based index images are no longer supported, migrate to a file-based catalog: not allowed"
+            )));
+        } else if image.labels.is_empty() {
+            return Err(fail(format!(
+                "render {quoted}: image type could not be determined: image has no labels"
+            )));
+        } else {
+            let labels: Vec<String> = image
+                .labels
+                .iter()
+                .map(|(k, v)| format!("  {k}={v}"))
+                .collect();
+            return Err(fail(format!(
+                "render {quoted}: image type could not be determined, found labels\n{}",
+                labels.join("\n")
+            )));
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("opm-image-")
+            .tempdir()
+            .map_err(|e| fail(format!("failed to unpack image {quoted}: {e}")))?;
+        image
+            .unpack(dir.path(), &crate::image::unpack::Limits::default())
+            .map_err(|e| fail(format!("failed to unpack image {quoted}: {e}")))?;
+        if kind == LABEL_CONFIGS {
+            let configs = image.labels[LABEL_CONFIGS].trim_start_matches('/');
+            let root = dir.path().join(configs);
+            let display = format!("{reference}:/{configs}");
+            let config = load_dir(&root, &display, self.bundle_objects()).map_err(|source| {
+                RenderError::Load {
+                    reference: reference.to_string(),
+                    source,
+                }
+            })?;
+            unpacked.push(dir);
+            return Ok(config);
+        }
+        let parsed =
+            crate::bundle::parse_bundle_dir(dir.path()).map_err(|e| fail(e.to_string()))?;
+        let bundle = parsed.render(reference).map_err(|e| fail(e.to_string()))?;
+        let mut config = DeclarativeConfig::default();
+        config.bundles.push(bundle);
+        Ok(config)
     }
 
     /// Bundle objects are read again when written, unless a migration needs

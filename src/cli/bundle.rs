@@ -20,6 +20,9 @@ pub enum BundleCommand {
     /// Validate bundle image or directory
     #[command(long_about = VALIDATE_LONG)]
     Validate(BundleValidateArgs),
+    /// Unpacks the content of an operator bundle
+    #[command(long_about = "Unpacks the content of an operator bundle into a directory")]
+    Unpack(BundleUnpackArgs),
 }
 
 const GENERATE_LONG: &str = "The \"opm alpha bundle generate\" command will generate operator
@@ -81,4 +84,26 @@ pub struct BundleValidateArgs {
     /// Format of the findings: text (on stderr, upstream's error first) or json (on stdout)
     #[arg(long, default_value = "text")]
     pub output_format: String,
+}
+
+#[derive(Debug, Args)]
+pub struct BundleUnpackArgs {
+    /// The bundle image: BUNDLE_NAME[:TAG|@DIGEST] (also image://REF)
+    #[arg(value_name = "BUNDLE_NAME[:TAG|@DIGEST]")]
+    pub image: Vec<String>,
+    /// enable debug log output (also --debug)
+    #[arg(short = 'd')]
+    pub debug_short: bool,
+    /// use plain HTTP (deprecated: use --use-http and --skip-tls-verify instead)
+    #[arg(short = 's', hide = true)]
+    pub skip_tls_short: bool,
+    /// disable bundle validation
+    #[arg(short = 'v', long)]
+    pub skip_validation: bool,
+    /// file path of a root CA to use when communicating with image registries
+    #[arg(short = 'c', long, default_value = "")]
+    pub root_ca: String,
+    /// directory in which to unpack operator bundle content
+    #[arg(short = 'o', long, default_value = "./")]
+    pub out: String,
 }

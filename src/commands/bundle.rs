@@ -3,11 +3,16 @@ use crate::ExitStatus;
 
 /// `command_path` is how `bundle` was reached (`opm bundle` or
 /// `opm alpha bundle`), for cobra-style messages.
-pub(super) fn run(args: BundleArgs, command_path: &str) -> anyhow::Result<ExitStatus> {
+pub(super) fn run(
+    args: BundleArgs,
+    command_path: &str,
+    global: &crate::cli::GlobalArgs,
+) -> anyhow::Result<ExitStatus> {
     match args.command {
         BundleCommand::Generate(args) => {
             super::bundle_generate::run(args, &format!("{command_path} generate"))
         }
-        BundleCommand::Validate(args) => super::bundle_validate::run(args),
+        BundleCommand::Validate(args) => super::bundle_validate::run(args, global),
+        BundleCommand::Unpack(args) => super::bundle_unpack::run(args, global),
     }
 }

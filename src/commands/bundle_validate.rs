@@ -18,7 +18,10 @@ use std::path::Path;
 
 const IMAGE_SCHEME: &str = "image://";
 
-pub(super) fn run(args: BundleValidateArgs) -> anyhow::Result<ExitStatus> {
+pub(super) fn run(
+    args: BundleValidateArgs,
+    global: &crate::cli::GlobalArgs,
+) -> anyhow::Result<ExitStatus> {
     let BundleValidateArgs {
         target,
         tag,
@@ -53,16 +56,29 @@ pub(super) fn run(args: BundleValidateArgs) -> anyhow::Result<ExitStatus> {
         }
         (many, None) => bail!("accepts 1 arg(s), received {}", many.len()),
     };
-    let dir = match target.strip_prefix(IMAGE_SCHEME) {
-        Some(reference) => bail!(unsupported_image(reference)),
+    // An `image://` reference, or anything that is not an existing path, is
+    // an image: pull it and validate what it unpacks to.
+    let image = match target.strip_prefix(IMAGE_SCHEME) {
+        Some(reference) => Some(reference.to_string()),
+        None => match std::fs::metadata(&target) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(target.clone()),
+            Err(e) => bail!("stat {target}: {}", crate::declcfg::load::io_message(&e)),
+            Ok(meta) if !meta.is_dir() => bail!("{} is not a directory", go_quote(&target)),
+            Ok(_) => None,
+        },
+    };
+    let unpacked = match &image {
+        Some(reference) => Some(crate::action::unpack_image::unpack_bundle_image(
+            reference,
+            &image_builder,
+            &super::pull_options(global),
+        )?),
+        None => None,
+    };
+    let dir = match &unpacked {
+        Some(dir) => dir.path(),
         None => Path::new(&target),
     };
-    match std::fs::metadata(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(unsupported_image(&target)),
-        Err(e) => bail!("stat {target}: {e}"),
-        Ok(meta) if !meta.is_dir() => bail!("{} is not a directory", go_quote(&target)),
-        Ok(_) => {}
-    }
 
     let report = validate_bundle_dir(dir, &Options { optional });
     if json {
@@ -80,10 +96,6 @@ pub(super) fn run(args: BundleValidateArgs) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Failure
     })
-}
-
-fn unsupported_image(reference: &str) -> String {
-    format!("validating images is not supported yet by this opm build: {reference}")
 }
 
 #[derive(Serialize)]

@@ -3,6 +3,7 @@
 
 mod bundle;
 mod bundle_generate;
+mod bundle_unpack;
 mod bundle_validate;
 mod dockerfile;
 mod init;
@@ -16,14 +17,20 @@ use anyhow::bail;
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
     let Cli { global, command } = cli;
     match command {
-        Command::Bundle(args) => bundle::run(args, "opm bundle"),
+        Command::Bundle(args) => {
+            check_transport_flags(&global)?;
+            bundle::run(args, "opm bundle", &global)
+        }
         Command::Alpha(crate::cli::AlphaArgs {
             command: AlphaCommand::Bundle(args),
-        }) => bundle::run(args, "opm alpha bundle"),
+        }) => {
+            check_transport_flags(&global)?;
+            bundle::run(args, "opm alpha bundle", &global)
+        }
         Command::Render(args) => {
             // Upstream checks these where it builds a registry client.
             check_transport_flags(&global)?;
-            render::run(args)
+            render::run(args, &global)
         }
         Command::Validate(args) => validate::run(args),
         Command::Generate(args) => match args.command {
@@ -58,6 +65,22 @@ fn version_line() -> String {
             other => other,
         }
     )
+}
+
+/// How to pull images, from the global flags and the environment.
+fn pull_options(global: &crate::cli::GlobalArgs) -> crate::image::PullOptions {
+    use std::io::IsTerminal as _;
+    crate::image::PullOptions {
+        transport: crate::image::Transport {
+            // The deprecated --skip-tls alone means plain HTTP.
+            use_http: global.use_http || global.skip_tls,
+            skip_tls_verify: global.skip_tls_verify,
+        },
+        auth: crate::image::auth::AuthFiles::from_env(),
+        progress: std::io::stderr().is_terminal(),
+        platform: None,
+        root_ca: None,
+    }
 }
 
 /// Upstream's flag-combination errors for the registry transport flags.

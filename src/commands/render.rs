@@ -6,7 +6,7 @@ use crate::declcfg::write::{sorted_blobs, write_blobs};
 use crate::ExitStatus;
 use anyhow::bail;
 
-pub(super) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
+pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::Result<ExitStatus> {
     let RenderArgs {
         refs,
         output,
@@ -38,9 +38,10 @@ pub(super) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
         refs,
         migrations,
         image_ref_template,
+        pull: super::pull_options(global),
     };
-    let config = match render.run() {
-        Ok(config) => config,
+    let rendered = match render.run() {
+        Ok(rendered) => rendered,
         Err(error) => {
             let mut message = error.to_string();
             for further in error.further() {
@@ -54,7 +55,7 @@ pub(super) fn run(args: RenderArgs) -> anyhow::Result<ExitStatus> {
             bail!(message);
         }
     };
-    let blobs = sorted_blobs(config);
+    let blobs = sorted_blobs(rendered.config);
     write_blobs(
         blobs,
         format,

@@ -29,6 +29,8 @@ pub struct PullOptions {
     /// `os/arch[/variant]` to pick from a multi-platform image; `None` picks
     /// linux/amd64 if present, else the host platform.
     pub platform: Option<String>,
+    /// A PEM file of extra root certificates to trust (`--root-ca`).
+    pub root_ca: Option<PathBuf>,
 }
 
 /// A compressed or plain layer blob on disk, its digest and size verified.
@@ -46,6 +48,8 @@ pub struct Layer {
 pub struct PulledImage {
     /// The reference as the user typed it.
     pub reference: String,
+    /// The digest of the manifest the reference names (the image index's,
+    /// for a multi-platform image).
     pub manifest_digest: String,
     /// The image config's labels.
     pub labels: BTreeMap<String, String>,

@@ -1,6 +1,8 @@
 //! A small builder that writes files into a temporary directory, runs `opm`
 //! there and returns what it printed.
 
+pub mod registry;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -1,0 +1,427 @@
+//! A real registry for the pull tests: Debian's `docker-registry` (the CNCF
+//! distribution server) on 127.0.0.1 and a free port, with filesystem storage
+//! in a temporary directory, in three flavours (plain HTTP, htpasswd basic
+//! auth, TLS with a self-signed certificate). It is killed and its directory
+//! removed on drop. Test images are written as OCI layouts here and pushed
+//! with `skopeo`. Missing tools fail the tests: CI installs them.
+
+use sha2::Digest as _;
+use std::io::Write as _;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
+pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
+pub const OCI_CONFIG: &str = "application/vnd.oci.image.config.v1+json";
+pub const LAYER_TAR: &str = "application/vnd.oci.image.layer.v1.tar";
+pub const LAYER_GZIP: &str = "application/vnd.oci.image.layer.v1.tar+gzip";
+pub const LAYER_ZSTD: &str = "application/vnd.oci.image.layer.v1.tar+zstd";
+
+/// Panics with an installation hint when `tool` is not on `PATH`.
+pub fn require(tool: &str, package: &str) {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file()));
+    assert!(
+        found,
+        "`{tool}` is not installed; the registry tests need it \
+         (apt-get install {package}; scripts/test installs it when run as root)"
+    );
+}
+
+fn run(command: &mut Command) -> String {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("run {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A port nothing listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("bind a free port")
+        .port()
+}
+
+/// How the registry is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Flavour {
+    Plain,
+    Basic { user: String, password: String },
+    Tls,
+}
+
+pub struct Registry {
+    child: Child,
+    dir: tempfile::TempDir,
+    pub flavour: Flavour,
+    /// `127.0.0.1:<port>`.
+    pub host: String,
+}
+
+impl Registry {
+    pub fn plain() -> Registry {
+        Registry::start(Flavour::Plain)
+    }
+
+    pub fn basic(user: &str, password: &str) -> Registry {
+        Registry::start(Flavour::Basic {
+            user: user.to_string(),
+            password: password.to_string(),
+        })
+    }
+
+    pub fn tls() -> Registry {
+        Registry::start(Flavour::Tls)
+    }
+
+    pub fn start(flavour: Flavour) -> Registry {
+        require("docker-registry", "docker-registry");
+        let dir = tempfile::tempdir().expect("registry directory");
+        let root = dir.path();
+        let port = free_port();
+        let host = format!("127.0.0.1:{port}");
+        let mut config = format!(
+            "version: 0.1\n\
+             log:\n  level: error\n  accesslog:\n    disabled: true\n\
+             storage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\n\
+             http:\n  addr: {host}\n",
+            root.join("storage").display()
+        );
+        match &flavour {
+            Flavour::Plain => {}
+            Flavour::Basic { user, password } => {
+                require("htpasswd", "apache2-utils");
+                let line = run(Command::new("htpasswd").args(["-Bbn", user, password]));
+                std::fs::write(root.join("htpasswd"), line).expect("write htpasswd");
+                config.push_str(&format!(
+                    "auth:\n  htpasswd:\n    realm: opm-test\n    path: {}\n",
+                    root.join("htpasswd").display()
+                ));
+            }
+            Flavour::Tls => {
+                require("openssl", "openssl");
+                let (cert, key) = (root.join("cert.pem"), root.join("key.pem"));
+                run(Command::new("openssl")
+                    .args([
+                        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    ])
+                    .args(["-subj", "/CN=127.0.0.1"])
+                    .args(["-addext", "subjectAltName=IP:127.0.0.1"])
+                    .arg("-keyout")
+                    .arg(&key)
+                    .arg("-out")
+                    .arg(&cert)
+                    .stderr(Stdio::null()));
+                config.push_str(&format!(
+                    "  tls:\n    certificate: {}\n    key: {}\n",
+                    cert.display(),
+                    key.display()
+                ));
+            }
+        }
+        let config_path = root.join("config.yml");
+        std::fs::write(&config_path, config).expect("write registry config");
+        let log = std::fs::File::create(root.join("registry.log")).expect("registry log");
+        let child = Command::new("docker-registry")
+            .arg("serve")
+            .arg(&config_path)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("log handle"))
+            .stderr(log)
+            .spawn()
+            .expect("start docker-registry");
+        let mut registry = Registry {
+            child,
+            dir,
+            flavour,
+            host,
+        };
+        registry.wait_ready(port);
+        registry
+    }
+
+    fn wait_ready(&mut self, port: u16) {
+        let address = SocketAddr::from(([127, 0, 0, 1], port));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "docker-registry exited ({status}):\n{}",
+                    self.log().unwrap_or_default()
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "docker-registry did not listen on {address} within 20 s:\n{}",
+                self.log().unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn log(&self) -> Option<String> {
+        std::fs::read_to_string(self.dir.path().join("registry.log")).ok()
+    }
+
+    /// Where the registry keeps a blob's bytes (to tamper with them).
+    pub fn blob_data(&self, digest: &str) -> PathBuf {
+        let hex = digest.strip_prefix("sha256:").expect("a sha256 digest");
+        self.dir
+            .path()
+            .join("storage/docker/registry/v2/blobs/sha256")
+            .join(&hex[..2])
+            .join(hex)
+            .join("data")
+    }
+
+    /// `<host>/<repository>`.
+    pub fn reference(&self, repository: &str) -> String {
+        format!("{}/{repository}", self.host)
+    }
+
+    /// Pushes the image tagged `tag` in the OCI layout `layout` to
+    /// `<host>/<destination>` with skopeo (`all`: every image of an index).
+    pub fn push(&self, layout: &Path, tag: &str, destination: &str, options: &PushOptions) {
+        require("skopeo", "skopeo");
+        let mut command = Command::new("skopeo");
+        command
+            .args(["--insecure-policy", "copy", "--quiet"])
+            .arg("--dest-tls-verify=false");
+        if let Flavour::Basic { user, password } = &self.flavour {
+            command.arg(format!("--dest-creds={user}:{password}"));
+        }
+        if options.all {
+            command.arg("--all");
+        }
+        match options.format {
+            Some(format) => {
+                command.args(["--format", format]);
+            }
+            // Keeps the manifests byte for byte, so their digests are known.
+            None => {
+                command.arg("--preserve-digests");
+            }
+        }
+        command
+            .arg(format!("oci:{}:{tag}", layout.display()))
+            .arg(format!("docker://{}/{destination}", self.host));
+        run(&mut command);
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct PushOptions {
+    pub all: bool,
+    /// skopeo's `--format` (`v2s2` converts to a Docker schema 2 manifest).
+    pub format: Option<&'static str>,
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A layer's files: path and contents.
+pub type Files = Vec<(String, Vec<u8>)>;
+
+/// One image to write into a layout.
+#[derive(Debug, Clone)]
+pub struct ImageSpec {
+    pub os: String,
+    pub architecture: String,
+    pub labels: Vec<(String, String)>,
+    /// Media type and files (path, contents) of each layer.
+    pub layers: Vec<(&'static str, Files)>,
+}
+
+impl ImageSpec {
+    pub fn new(architecture: &str) -> ImageSpec {
+        ImageSpec {
+            os: "linux".to_string(),
+            architecture: architecture.to_string(),
+            labels: Vec::new(),
+            layers: Vec::new(),
+        }
+    }
+
+    pub fn label(mut self, key: &str, value: &str) -> ImageSpec {
+        self.labels.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    pub fn layer(mut self, media_type: &'static str, files: &[(&str, &str)]) -> ImageSpec {
+        self.layers.push((
+            media_type,
+            files
+                .iter()
+                .map(|(path, contents)| (path.to_string(), contents.as_bytes().to_vec()))
+                .collect(),
+        ));
+        self
+    }
+}
+
+/// The digests of what was written for one image.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub manifest: String,
+    pub config: String,
+    pub layers: Vec<String>,
+}
+
+/// An OCI image layout under construction.
+pub struct Layout {
+    pub dir: tempfile::TempDir,
+    entries: Vec<serde_json::Value>,
+}
+
+impl Layout {
+    pub fn new() -> Layout {
+        let dir = tempfile::tempdir().expect("layout directory");
+        std::fs::create_dir_all(dir.path().join("blobs/sha256")).expect("blobs dir");
+        std::fs::write(
+            dir.path().join("oci-layout"),
+            r#"{"imageLayoutVersion":"1.0.0"}"#,
+        )
+        .expect("write oci-layout");
+        Layout {
+            dir,
+            entries: Vec::new(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Stores a blob and returns its descriptor.
+    pub fn blob(&self, media_type: &str, bytes: &[u8]) -> serde_json::Value {
+        let digest = sha256(bytes);
+        let hex = digest.trim_start_matches("sha256:");
+        std::fs::write(self.dir.path().join("blobs/sha256").join(hex), bytes).expect("write blob");
+        serde_json::json!({"mediaType": media_type, "digest": digest, "size": bytes.len()})
+    }
+
+    /// Writes an image's layers, config and manifest.
+    pub fn image(&self, spec: &ImageSpec) -> (serde_json::Value, Written) {
+        let mut layers = Vec::new();
+        let mut diff_ids = Vec::new();
+        for (media_type, files) in &spec.layers {
+            let tar = tar_of(files);
+            diff_ids.push(sha256(&tar));
+            let bytes = match *media_type {
+                LAYER_GZIP => {
+                    let mut encoder =
+                        flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                    encoder.write_all(&tar).expect("gzip");
+                    encoder.finish().expect("gzip")
+                }
+                LAYER_ZSTD => ruzstd::encoding::compress_to_vec(
+                    tar.as_slice(),
+                    ruzstd::encoding::CompressionLevel::Fastest,
+                ),
+                _ => tar,
+            };
+            layers.push(self.blob(media_type, &bytes));
+        }
+        let labels: serde_json::Map<String, serde_json::Value> = spec
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect();
+        let config = serde_json::json!({
+            "architecture": spec.architecture,
+            "os": spec.os,
+            "config": {"Labels": labels},
+            "rootfs": {"type": "layers", "diff_ids": diff_ids},
+        });
+        let config = self.blob(OCI_CONFIG, config.to_string().as_bytes());
+        let manifest = serde_json::json!({
+            "schemaVersion": 2,
+            "mediaType": OCI_MANIFEST,
+            "config": config,
+            "layers": layers,
+        });
+        let mut descriptor = self.blob(OCI_MANIFEST, manifest.to_string().as_bytes());
+        descriptor["platform"] =
+            serde_json::json!({"os": spec.os, "architecture": spec.architecture});
+        let written = Written {
+            manifest: descriptor["digest"].as_str().unwrap().to_string(),
+            config: config["digest"].as_str().unwrap().to_string(),
+            layers: layers
+                .iter()
+                .map(|l| l["digest"].as_str().unwrap().to_string())
+                .collect(),
+        };
+        (descriptor, written)
+    }
+
+    /// Adds a single-platform image under `tag`.
+    pub fn add_image(&mut self, tag: &str, spec: &ImageSpec) -> Written {
+        let (mut descriptor, written) = self.image(spec);
+        descriptor
+            .as_object_mut()
+            .expect("descriptor")
+            .remove("platform");
+        self.tag(descriptor, tag);
+        written
+    }
+
+    /// Adds an image index of several images under `tag`; returns the index
+    /// digest and each image.
+    pub fn add_index(&mut self, tag: &str, specs: &[ImageSpec]) -> (String, Vec<Written>) {
+        let (descriptors, written): (Vec<_>, Vec<_>) = specs.iter().map(|s| self.image(s)).unzip();
+        let index = serde_json::json!({
+            "schemaVersion": 2,
+            "mediaType": OCI_INDEX,
+            "manifests": descriptors,
+        });
+        let descriptor = self.blob(OCI_INDEX, index.to_string().as_bytes());
+        let digest = descriptor["digest"].as_str().unwrap().to_string();
+        self.tag(descriptor, tag);
+        (digest, written)
+    }
+
+    fn tag(&mut self, mut descriptor: serde_json::Value, tag: &str) {
+        descriptor["annotations"] = serde_json::json!({"org.opencontainers.image.ref.name": tag});
+        self.entries.push(descriptor);
+        let index = serde_json::json!({"schemaVersion": 2, "manifests": self.entries});
+        std::fs::write(self.dir.path().join("index.json"), index.to_string())
+            .expect("write index.json");
+    }
+}
+
+pub fn sha256(bytes: &[u8]) -> String {
+    let digest = sha2::Sha256::digest(bytes);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+fn tar_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, contents) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(contents.len() as u64);
+        header.set_mode(0o644);
+        header.set_mtime(0);
+        header.set_entry_type(tar::EntryType::Regular);
+        builder
+            .append_data(&mut header, path, contents.as_slice())
+            .expect("tar entry");
+    }
+    builder.into_inner().expect("tar")
+}
