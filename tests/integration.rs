@@ -10,6 +10,8 @@ mod cli;
 mod corpus;
 mod dockerfile;
 mod image;
+mod image_hostile;
+mod image_tools;
 mod init;
 mod malformed;
 mod render;

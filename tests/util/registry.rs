@@ -246,6 +246,9 @@ pub struct ImageSpec {
     pub labels: Vec<(String, String)>,
     /// Media type and files (path, contents) of each layer.
     pub layers: Vec<(&'static str, Files)>,
+    /// Uncompressed tar layers given as bytes (for hostile archives), after
+    /// the others.
+    pub raw_layers: Vec<Vec<u8>>,
 }
 
 impl ImageSpec {
@@ -255,7 +258,13 @@ impl ImageSpec {
             architecture: architecture.to_string(),
             labels: Vec::new(),
             layers: Vec::new(),
+            raw_layers: Vec::new(),
         }
+    }
+
+    pub fn raw_layer(mut self, tar: Vec<u8>) -> ImageSpec {
+        self.raw_layers.push(tar);
+        self
     }
 
     pub fn label(mut self, key: &str, value: &str) -> ImageSpec {
@@ -337,6 +346,10 @@ impl Layout {
                 _ => tar,
             };
             layers.push(self.blob(media_type, &bytes));
+        }
+        for tar in &spec.raw_layers {
+            diff_ids.push(sha256(tar));
+            layers.push(self.blob(LAYER_TAR, tar));
         }
         let labels: serde_json::Map<String, serde_json::Value> = spec
             .labels
