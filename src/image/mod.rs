@@ -4,6 +4,7 @@
 //! refuses anything that would write outside its directory.
 
 pub mod auth;
+pub mod build;
 pub mod reference;
 pub mod remote;
 pub mod unpack;
