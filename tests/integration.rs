@@ -10,6 +10,7 @@ mod cli;
 mod corpus;
 mod dockerfile;
 mod image;
+mod image_build;
 mod image_hostile;
 mod image_tools;
 mod init;

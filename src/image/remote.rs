@@ -233,7 +233,7 @@ fn unauthorized_text(registry: &str, repository: &str, with_credentials: bool) -
     }
 }
 
-fn gave_up(attempts: u32) -> String {
+pub(crate) fn gave_up(attempts: u32) -> String {
     if attempts > 1 {
         format!(" (gave up after {attempts} attempts)")
     } else {
@@ -320,10 +320,12 @@ pub fn pull_with_retry(
 }
 
 /// One pull in progress: the client, the names for messages, the settings.
-struct Puller {
-    client: oci_client::Client,
-    image: oci_client::Reference,
-    auth: RegistryAuth,
+/// Pushes (`build.rs`) reuse its client setup, retries and error
+/// classification.
+pub(crate) struct Puller {
+    pub(crate) client: oci_client::Client,
+    pub(crate) image: oci_client::Reference,
+    pub(crate) auth: RegistryAuth,
     registry: String,
     repository: String,
     reference: Reference,
@@ -335,14 +337,14 @@ struct Puller {
 
 /// What a request was after, to name it when it is not found.
 #[derive(Clone, Copy)]
-enum Subject<'a> {
+pub(crate) enum Subject<'a> {
     Registry,
     Manifest(&'a str),
     Blob(BlobKind, &'a str),
 }
 
 impl Puller {
-    fn new(
+    pub(crate) fn new(
         reference: &Reference,
         credentials: Option<Credentials>,
         options: &PullOptions,
@@ -479,7 +481,7 @@ impl Puller {
 
     /// Runs `operation` until it succeeds, fails for good, or runs out of
     /// attempts.
-    async fn retrying<T, F, Fut>(&self, mut operation: F) -> Result<T, PullErrorKind>
+    pub(crate) async fn retrying<T, F, Fut>(&self, mut operation: F) -> Result<T, PullErrorKind>
     where
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = Result<T, PullErrorKind>>,
@@ -734,7 +736,11 @@ impl Puller {
     }
 
     /// Turns a client error into a message about this pull.
-    fn classify(&self, error: OciDistributionError, subject: Subject<'_>) -> PullErrorKind {
+    pub(crate) fn classify(
+        &self,
+        error: OciDistributionError,
+        subject: Subject<'_>,
+    ) -> PullErrorKind {
         let registry = self.registry.clone();
         let not_found = |repository_missing: bool| {
             if repository_missing {
