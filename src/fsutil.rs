@@ -157,6 +157,38 @@ impl Batch {
         }
     }
 
+    /// Every staged file: its target and the temporary file that holds the
+    /// contents, in staging order (a later entry for a target wins).
+    pub fn staged(&self) -> impl Iterator<Item = (&Path, &Path)> {
+        self.staged
+            .iter()
+            .map(|(temp, target)| (target.as_path(), temp.path()))
+    }
+
+    /// Commits like [`Batch::commit`], keeping what it replaced: dropping
+    /// the returned [`Undo`] puts every target back as it was (restoring
+    /// replaced files, removing new ones and the directories the batch
+    /// created) unless [`Undo::keep`] was called. A commit that fails half
+    /// way is undone before the error is returned.
+    pub fn commit_undoable(mut self) -> Result<Undo, StageError> {
+        let mut undo = Undo {
+            targets: Vec::new(),
+            created_dirs: std::mem::take(&mut self.created_dirs),
+        };
+        for (temp, path) in std::mem::take(&mut self.staged) {
+            if !undo.targets.iter().any(|(target, _)| *target == path) {
+                let backup = backup_of(&path)?;
+                undo.targets.push((path.clone(), backup));
+            }
+            temp.persist(&path).map_err(|e| StageError {
+                op: "rename",
+                path,
+                source: e.error,
+            })?;
+        }
+        Ok(undo)
+    }
+
     /// Moves every staged file to its target, in staging order (a later
     /// file for the same target wins).
     pub fn commit(mut self) -> Result<(), StageError> {
@@ -176,6 +208,70 @@ impl Drop for Batch {
     fn drop(&mut self) {
         // Temporary files go first, so the directories are empty again.
         self.staged.clear();
+        for dir in self.created_dirs.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// A copy of `path` beside it (`None` when there is no such file), kept
+/// until the [`Undo`] that owns it is dropped.
+fn backup_of(path: &Path) -> Result<Option<tempfile::NamedTempFile>, StageError> {
+    match path.symlink_metadata() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(StageError {
+                op: "stat",
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+        Ok(_) => {}
+    }
+    let fail = |source| StageError {
+        op: "backup",
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let backup = tempfile::Builder::new()
+        .prefix(".opm-")
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    // `copy` also carries the permission bits over.
+    std::fs::copy(path, backup.path()).map_err(fail)?;
+    Ok(Some(backup))
+}
+
+/// The way back from a [`Batch::commit_undoable`]: restores the previous
+/// state of every target when dropped, unless [`Undo::keep`] was called.
+#[derive(Debug)]
+pub struct Undo {
+    /// Each target once, with a copy of what it held before (`None`: it did
+    /// not exist).
+    targets: Vec<(PathBuf, Option<tempfile::NamedTempFile>)>,
+    created_dirs: Vec<PathBuf>,
+}
+
+impl Undo {
+    /// Keeps the committed files.
+    pub fn keep(mut self) {
+        self.targets.clear();
+        self.created_dirs.clear();
+    }
+}
+
+impl Drop for Undo {
+    fn drop(&mut self) {
+        for (path, backup) in self.targets.drain(..).rev() {
+            let _ = match backup {
+                Some(backup) => backup.persist(&path).map(drop).map_err(|e| e.error),
+                None => std::fs::remove_file(&path),
+            };
+        }
         for dir in self.created_dirs.iter().rev() {
             let _ = std::fs::remove_dir(dir);
         }
@@ -256,5 +352,50 @@ mod tests {
         }
         let names: Vec<_> = std::fs::read_dir(dir.path().join("a/b")).unwrap().collect();
         assert_eq!(names.len(), 1, "no temporary files left");
+    }
+
+    #[test]
+    fn undoable_commit_restores_unless_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old");
+        std::fs::write(&old, b"before").unwrap();
+        let new = dir.path().join("sub/new");
+        let listing = |dir: &Path| {
+            let mut names: Vec<_> = walkdir::WalkDir::new(dir)
+                .into_iter()
+                .map(|e| e.unwrap().path().to_path_buf())
+                .collect();
+            names.sort();
+            names
+        };
+        let before = listing(dir.path());
+
+        let stage = || {
+            let mut batch = Batch::new();
+            batch.stage(&old, b"after", 0o600).unwrap();
+            batch.stage(&new, b"one", 0o644).unwrap();
+            batch.stage(&old, b"again", 0o600).unwrap();
+            assert_eq!(batch.staged().count(), 3);
+            batch
+        };
+        let undo = stage().commit_undoable().unwrap();
+        assert_eq!(std::fs::read(&old).unwrap(), b"again");
+        assert_eq!(std::fs::read(&new).unwrap(), b"one");
+        drop(undo);
+        assert_eq!(std::fs::read(&old).unwrap(), b"before");
+        assert_eq!(
+            listing(dir.path()),
+            before,
+            "new files and directories removed"
+        );
+
+        stage().commit_undoable().unwrap().keep();
+        assert_eq!(std::fs::read(&old).unwrap(), b"again");
+        assert_eq!(std::fs::read(&new).unwrap(), b"one");
+        assert_eq!(
+            listing(dir.path()).len(),
+            before.len() + 2,
+            "no backups left"
+        );
     }
 }

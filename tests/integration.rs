@@ -3,6 +3,8 @@
 
 mod util;
 
+mod bundle_build;
+
 mod bundle_generate;
 mod bundle_malformed;
 mod bundle_validate;

@@ -139,6 +139,18 @@ impl GenerateBundle {
     /// copies with an output directory). All files are staged first and put
     /// in place together: on error nothing is written.
     pub fn run(&self, progress: &mut dyn FnMut(&str)) -> Result<GeneratedBundle, GenerateError> {
+        let (generated, batch) = self.stage(progress)?;
+        batch.commit()?;
+        Ok(generated)
+    }
+
+    /// Like [`GenerateBundle::run`], but leaves the files staged: nothing is
+    /// in place until the caller commits the returned batch, and dropping it
+    /// leaves the file system as it was.
+    pub fn stage(
+        &self,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<(GeneratedBundle, Batch), GenerateError> {
         let directory = absolute(&self.working_dir, &self.directory);
         let output_dir = self
             .output_dir
@@ -235,7 +247,16 @@ impl GenerateBundle {
                     "An annotations.yaml already exists in the directory: {METADATA_DIR}"
                 ));
                 progress("Validating existing annotations.yaml");
-                check_existing_annotations(&existing, &annotations).inspect_err(|e| {
+                // The default channel is optional in an annotations file: a
+                // file without one is fine unless the user asked for one
+                // (-e); the first-channel default is ours, not the file's.
+                let mut expected = annotations.clone();
+                let has_default = parse_annotations_file(&existing)
+                    .is_ok_and(|found| found.contains_key(DEFAULT_CHANNEL_LABEL));
+                if self.default_channel.is_empty() && !has_default {
+                    expected.remove(DEFAULT_CHANNEL_LABEL);
+                }
+                check_existing_annotations(&existing, &expected).inspect_err(|e| {
                     if matches!(e, GenerateError::ParseAnnotations(_)) {
                         progress("Unable to parse existing annotations.yaml");
                     }
@@ -281,8 +302,7 @@ impl GenerateBundle {
             ));
         }
 
-        batch.commit()?;
-        Ok(GeneratedBundle {
+        let generated = GeneratedBundle {
             media_type,
             package,
             channels,
@@ -291,7 +311,18 @@ impl GenerateBundle {
             metadata_dir,
             annotations_written,
             dockerfile_written,
-        })
+        };
+        Ok((generated, batch))
+    }
+
+    /// Where the annotations file goes: `metadata/annotations.yaml` in the
+    /// output directory, else beside the manifests directory.
+    pub fn annotations_path(&self) -> PathBuf {
+        let copy_dir = match &self.output_dir {
+            Some(out) => absolute(&self.working_dir, out),
+            None => parent(&absolute(&self.working_dir, &self.directory)),
+        };
+        copy_dir.join("metadata").join(ANNOTATIONS_FILE)
     }
 }
 
@@ -395,7 +426,7 @@ pub fn check_existing_annotations(
 /// Reads `{annotations: map[string]string}` from the first YAML document
 /// like go-yaml v3: any scalar is taken as its text, null as `""`, a
 /// duplicate key is an error; other top-level keys are ignored.
-fn parse_annotations_file(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
+pub fn parse_annotations_file(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
     use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 
     struct Entries(Vec<(String, Option<String>)>);
@@ -1307,6 +1338,27 @@ COPY ../metadata /metadata/
         let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
         assert_eq!(read("bundle.Dockerfile"), "mine\n");
         assert_eq!(read("metadata/annotations.yaml"), existing);
+    }
+
+    #[test]
+    fn an_existing_file_without_a_default_channel_is_accepted() {
+        let existing = format!(
+            "annotations:\n  {CHANNELS_LABEL}: a\n  {MANIFESTS_LABEL}: manifests/\n  {MEDIATYPE_LABEL}: registry+v1\n  {METADATA_LABEL}: metadata/\n  {PACKAGE_LABEL}: test-operator\n"
+        );
+        let dir = tree(&[
+            ("manifests/csv.yaml", CSV),
+            ("metadata/annotations.yaml", &existing),
+        ]);
+        let mut keep = input(dir.path(), "a", "");
+        keep.overwrite = false;
+        keep.run(&mut |_| {}).unwrap();
+        let mut asked = input(dir.path(), "a", "a");
+        asked.overwrite = false;
+        assert!(asked
+            .run(&mut |_| {})
+            .unwrap_err()
+            .to_string()
+            .contains("Missing field"));
     }
 
     #[test]

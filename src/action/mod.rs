@@ -1,6 +1,7 @@
 //! Use cases, one per command: plain input structs and `run`. No clap, no
 //! stdout, no exit codes: results and errors are returned to `commands`.
 
+pub mod bundle_build;
 pub mod bundle_generate;
 pub mod bundle_unpack;
 pub mod dockerfile;

@@ -17,6 +17,9 @@ pub enum BundleCommand {
     /// Generate operator bundle metadata and Dockerfile
     #[command(long_about = GENERATE_LONG)]
     Generate(BundleGenerateArgs),
+    /// Build operator bundle image
+    #[command(long_about = BUILD_LONG)]
+    Build(BundleBuildArgs),
     /// Validate bundle image or directory
     #[command(long_about = VALIDATE_LONG)]
     Validate(BundleValidateArgs),
@@ -33,6 +36,22 @@ $ opm alpha bundle generate --directory /test/0.1.0/ --package test-operator \\
 
 Note:
 * All manifests yaml must be in the same directory.";
+
+const BUILD_LONG: &str = "The \"opm bundle build\" command will generate operator
+bundle metadata if needed and build a bundle image with operator manifests
+and metadata for a specific version: with a container tool from the
+generated bundle.Dockerfile, or without one (--image-builder none) into an
+OCI archive, an OCI layout or straight to a registry.
+
+$ opm bundle build --directory /test/0.1.0/ --tag quay.io/example/test-operator:v0.1.0 \\
+	--package test-operator --channels stable,beta --default stable
+$ opm bundle build ./bundle file://bundle.tar.gz
+$ opm bundle build ./bundle image://quay.io/example/test-operator:v0.1.0
+
+Note:
+* Bundle manifests must be present in the bundle directory.
+* The bundle is validated first (as \"opm bundle validate\" does); an invalid
+  bundle is not built and no file is changed (--skip-validation skips this).";
 
 const VALIDATE_LONG: &str = "The \"opm bundle validate\" command validates a bundle directory or a
 bundle image: its format (manifests/ and metadata/, annotations, dependencies),
@@ -65,6 +84,43 @@ pub struct BundleGenerateArgs {
     /// Use a custom image pullspec as the base bundle image
     #[arg(long, default_value = "scratch")]
     pub base_image: String,
+}
+
+#[derive(Debug, Args)]
+pub struct BundleBuildArgs {
+    /// The bundle directory (a directory holding manifests/ is a bundle root), then where to put the image: file://PATH.tar, file://PATH.tar.gz, oci://DIR or image://REF
+    #[arg(value_name = "DIR [DESTINATION]")]
+    pub target: Vec<String>,
+    /// The directory where bundle manifests and metadata for a specific version are located
+    #[arg(short = 'd', long)]
+    pub directory: Option<String>,
+    /// The image tag applied to the bundle image
+    #[arg(short = 't', long)]
+    pub tag: Option<String>,
+    /// The name of the package that bundle image belongs to (Required if directory is not pointing to a bundle in the nested bundle format)
+    #[arg(short = 'p', long, value_name = "directory")]
+    pub package: Option<String>,
+    /// The list of channels that bundle image belongs to (Required if directory is not pointing to a bundle in the nested bundle format)
+    #[arg(short = 'c', long, value_name = "directory")]
+    pub channels: Option<String>,
+    /// Tool used to manage container images. One of: [docker, podman, buildah, none] (default: docker; none with a destination)
+    #[arg(short = 'b', long)]
+    pub image_builder: Option<String>,
+    /// The default channel for the bundle image
+    #[arg(short = 'e', long = "default")]
+    pub default_channel: Option<String>,
+    /// To overwrite annotations.yaml locally if existed. By default, overwrite is set to `false`.
+    #[arg(short = 'o', long)]
+    pub overwrite: bool,
+    /// Optional output directory for operator manifests
+    #[arg(short = 'u', long)]
+    pub output_dir: Option<String>,
+    /// Use a custom image pullspec as the base bundle image
+    #[arg(long, default_value = "scratch")]
+    pub base_image: String,
+    /// Build the bundle without validating it first
+    #[arg(long)]
+    pub skip_validation: bool,
 }
 
 #[derive(Debug, Args)]

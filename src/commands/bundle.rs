@@ -12,6 +12,7 @@ pub(super) fn run(
         BundleCommand::Generate(args) => {
             super::bundle_generate::run(args, &format!("{command_path} generate"))
         }
+        BundleCommand::Build(args) => super::bundle_build::run(args, global),
         BundleCommand::Validate(args) => super::bundle_validate::run(args, global),
         BundleCommand::Unpack(args) => super::bundle_unpack::run(args, global),
     }

@@ -45,7 +45,7 @@ pub(super) fn run(args: BundleGenerateArgs, command_path: &str) -> anyhow::Resul
 
 /// Go's `os.Getwd`: `$PWD` when it names the current directory (so paths
 /// keep the user's spelling through symlinks), else the real path.
-fn working_dir() -> anyhow::Result<PathBuf> {
+pub(super) fn working_dir() -> anyhow::Result<PathBuf> {
     let real = std::env::current_dir()?;
     if let Some(pwd) = std::env::var_os("PWD").map(PathBuf::from) {
         if pwd.is_absolute() && same_dir(&pwd, &real) {

@@ -104,7 +104,8 @@ struct JsonReport<'a> {
     findings: &'a [Finding],
 }
 
-fn print_text(report: &BundleReport) {
+/// Prints a report as `opm bundle validate` does (also used by `bundle build`).
+pub(super) fn print_text(report: &BundleReport) {
     match report.message() {
         Some(message) => {
             let mut text = message;

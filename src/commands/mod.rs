@@ -2,6 +2,7 @@
 //! way upstream (cobra) does, build the action input, run it, print.
 
 mod bundle;
+mod bundle_build;
 mod bundle_generate;
 mod bundle_unpack;
 mod bundle_validate;

@@ -1,0 +1,161 @@
+use crate::action::bundle_build::{BuildBundle, Destination, Output};
+use crate::action::bundle_generate::GenerateBundle;
+use crate::cli::bundle::BundleBuildArgs;
+use crate::encoding::json::go_quote;
+use crate::image::tool::ContainerTool;
+use crate::ExitStatus;
+use anyhow::bail;
+use std::path::{Path, PathBuf};
+
+const DESTINATIONS: &str = "file://PATH.tar, file://PATH.tar.gz, oci://DIR or image://REF";
+
+/// Upstream's flags (`-d` and `-t` required for a container tool), plus the
+/// seed's `DIR [DESTINATION]` form, which builds without a container tool.
+pub(super) fn run(
+    args: BundleBuildArgs,
+    global: &crate::cli::GlobalArgs,
+) -> anyhow::Result<ExitStatus> {
+    let BundleBuildArgs {
+        target,
+        directory,
+        tag,
+        package,
+        channels,
+        image_builder,
+        default_channel,
+        overwrite,
+        output_dir,
+        base_image,
+        skip_validation,
+    } = args;
+    let given = |value: Option<String>| value.filter(|v| !v.is_empty());
+    let (tag, image_builder) = (given(tag), given(image_builder));
+    let (positional, destination) = match target.as_slice() {
+        [] => (None, None),
+        [dir] => (Some(dir.clone()), None),
+        [dir, destination] => (Some(dir.clone()), Some(destination.as_str())),
+        more => bail!("accepts at most 2 arg(s), received {}", more.len()),
+    };
+    let directory = match (positional, given(directory)) {
+        (Some(_), Some(_)) => {
+            bail!("give the bundle directory either as an argument or with --directory, not both")
+        }
+        // A bundle root given as an argument stands for its manifests.
+        (Some(dir), None) if Path::new(&dir).join("manifests").is_dir() => {
+            Some(Path::new(&dir).join("manifests"))
+        }
+        (positional, flag) => positional.or(flag).map(PathBuf::from),
+    };
+    // Cobra's required-flag check: without a destination the tag is needed.
+    let missing: Vec<&str> = [
+        ("\"directory\"", directory.is_none()),
+        ("\"tag\"", destination.is_none() && tag.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(name, missing)| missing.then_some(name))
+    .collect();
+    if !missing.is_empty() {
+        bail!("required flag(s) {} not set", missing.join(", "));
+    }
+    let Some(directory) = directory else {
+        bail!("required flag(s) \"directory\" not set");
+    };
+    let builder = image_builder.as_deref();
+    let tool = match builder {
+        None | Some("none") => None,
+        Some(name) => match ContainerTool::parse(name) {
+            Some(tool) => Some(tool),
+            None => bail!("{name} is not supported image builder"),
+        },
+    };
+    let output = match (destination, tool) {
+        (Some(destination), Some(tool)) => bail!(
+            "--image-builder {} cannot write {}: a destination is built without a container tool (--image-builder none)",
+            tool.name(),
+            go_quote(destination)
+        ),
+        (Some(destination), None) => Output::Daemonless(destination_of(destination, tag)?),
+        // `-b none` pushes to the tag; the default tool is upstream's docker.
+        (None, None) if builder == Some("none") => Output::Daemonless(Destination::Push {
+            reference: tag.unwrap_or_default(),
+        }),
+        (None, tool) => Output::Tool {
+            tool: tool.unwrap_or(ContainerTool::Docker),
+            tag: tag.unwrap_or_default(),
+        },
+    };
+
+    let build = BuildBundle {
+        generate: GenerateBundle {
+            directory,
+            output_dir: given(output_dir).map(PathBuf::from),
+            package: package.unwrap_or_default(),
+            channels: channels.unwrap_or_default(),
+            default_channel: default_channel.unwrap_or_default(),
+            base_image,
+            overwrite,
+            working_dir: super::bundle_generate::working_dir()?,
+        },
+        skip_validation,
+    };
+    let mut progress = |message: &str| crate::output::info(message);
+    let prepared = build.prepare(&mut progress)?;
+    if let Some(report) = &prepared.report {
+        super::bundle_validate::print_text(report);
+        if !report.passed() {
+            // Dropping `prepared` leaves every file as it was.
+            return Ok(ExitStatus::Failure);
+        }
+    }
+    prepared.build(&output, &super::pull_options(global), &mut progress)?;
+    Ok(ExitStatus::Success)
+}
+
+/// `file://X.tar`, `file://X.tar.gz` (or `.tgz`), `oci://DIR`, `image://REF`;
+/// the tag names the image inside an archive or layout (`latest` if none).
+fn destination_of(destination: &str, tag: Option<String>) -> anyhow::Result<Destination> {
+    let nonempty = |rest: &str| {
+        if rest.is_empty() {
+            bail!(
+                "invalid destination {}: expected {DESTINATIONS}",
+                go_quote(destination)
+            );
+        }
+        Ok(rest.to_string())
+    };
+    if let Some(path) = destination.strip_prefix("file://") {
+        let path = nonempty(path)?;
+        let gzip = if path.ends_with(".tar.gz") || path.ends_with(".tgz") {
+            true
+        } else if path.ends_with(".tar") {
+            false
+        } else {
+            bail!(
+                "invalid destination {}: the archive name must end in .tar or .tar.gz",
+                go_quote(destination)
+            );
+        };
+        return Ok(Destination::Archive {
+            path: PathBuf::from(path),
+            gzip,
+            tag: tag.unwrap_or_else(|| "latest".to_string()),
+        });
+    }
+    if let Some(dir) = destination.strip_prefix("oci://") {
+        return Ok(Destination::Layout {
+            dir: PathBuf::from(nonempty(dir)?),
+            tag: tag.unwrap_or_else(|| "latest".to_string()),
+        });
+    }
+    if let Some(reference) = destination.strip_prefix("image://") {
+        let reference = nonempty(reference)?;
+        if tag.is_some() {
+            bail!("give the image reference either as {destination} or with --tag, not both");
+        }
+        return Ok(Destination::Push { reference });
+    }
+    bail!(
+        "invalid destination {}: expected {DESTINATIONS}",
+        go_quote(destination)
+    )
+}

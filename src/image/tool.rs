@@ -1,0 +1,175 @@
+//! Building an image with a container tool (`docker`, `podman`, `buildah`)
+//! from `bundle.Dockerfile`, with upstream's exact command lines. The tool
+//! inherits stdout and stderr; its failures are reported in upstream's words
+//! (`Failed to exec []string{…}: exit status N`).
+
+use crate::encoding::json::go_quote;
+use std::path::Path;
+
+/// The container tools `bundle build` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContainerTool {
+    Docker,
+    Podman,
+    Buildah,
+}
+
+impl ContainerTool {
+    /// The tool named `name`, if it is one of ours.
+    pub fn parse(name: &str) -> Option<ContainerTool> {
+        match name {
+            "docker" => Some(ContainerTool::Docker),
+            "podman" => Some(ContainerTool::Podman),
+            "buildah" => Some(ContainerTool::Buildah),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ContainerTool::Docker => "docker",
+            ContainerTool::Podman => "podman",
+            ContainerTool::Buildah => "buildah",
+        }
+    }
+
+    /// Upstream's `BuildBundleImage` command line: build `bundle.Dockerfile`
+    /// with context `.`, tagged `tag`.
+    pub fn build_argv(self, tag: &str) -> Vec<String> {
+        let args: &[&str] = match self {
+            ContainerTool::Docker => &["docker", "build"],
+            ContainerTool::Podman => &["podman", "build"],
+            ContainerTool::Buildah => &["buildah", "bud", "--format=docker"],
+        };
+        args.iter()
+            .copied()
+            .chain(["-f", "bundle.Dockerfile", "-t", tag, "."])
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// A command that could not be run or did not succeed; `Display` is
+/// upstream's message.
+#[derive(Debug, thiserror::Error)]
+#[error("Failed to exec {}: {reason}", go_string_slice(.argv))]
+pub struct ExecError {
+    pub argv: Vec<String>,
+    /// Go's wording: `exit status N`, `signal: killed`,
+    /// `exec: "docker": executable file not found in $PATH`.
+    pub reason: String,
+}
+
+/// Runs `argv` in `dir` (the program found through `PATH`), sharing our
+/// stdout and stderr, and waits for it.
+pub fn run(argv: &[String], dir: &Path) -> Result<(), ExecError> {
+    let fail = |reason: String| ExecError {
+        argv: argv.to_vec(),
+        reason,
+    };
+    let Some((program, args)) = argv.split_first() else {
+        return Err(fail("exec: no command".to_string()));
+    };
+    let status = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .map_err(|e| {
+            fail(if e.kind() == std::io::ErrorKind::NotFound {
+                format!(
+                    "exec: {}: executable file not found in $PATH",
+                    go_quote(program)
+                )
+            } else {
+                format!(
+                    "fork/exec {program}: {}",
+                    crate::declcfg::load::io_message(&e)
+                )
+            })
+        })?;
+    if status.success() {
+        return Ok(());
+    }
+    Err(fail(exit_reason(status)))
+}
+
+/// Go's `ExitError` text.
+fn exit_reason(status: std::process::ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exit status {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                1 => "hangup",
+                2 => "interrupt",
+                3 => "quit",
+                6 => "aborted",
+                9 => "killed",
+                11 => "segmentation fault",
+                13 => "broken pipe",
+                15 => "terminated",
+                other => return format!("signal: signal {other}"),
+            };
+            return format!("signal: {name}");
+        }
+    }
+    status.to_string()
+}
+
+/// A `[]string` as Go's `%#v` prints it: `[]string{"a", "b"}`.
+fn go_string_slice(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|item| go_quote(item)).collect();
+    format!("[]string{{{}}}", quoted.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_lines_are_upstreams() {
+        let cases = [
+            (
+                ContainerTool::Docker,
+                "docker build -f bundle.Dockerfile -t quay.io/x/y:v1 .",
+            ),
+            (
+                ContainerTool::Podman,
+                "podman build -f bundle.Dockerfile -t quay.io/x/y:v1 .",
+            ),
+            (
+                ContainerTool::Buildah,
+                "buildah bud --format=docker -f bundle.Dockerfile -t quay.io/x/y:v1 .",
+            ),
+        ];
+        for (tool, expected) in cases {
+            assert_eq!(tool.build_argv("quay.io/x/y:v1").join(" "), expected);
+            assert_eq!(ContainerTool::parse(tool.name()), Some(tool));
+        }
+        assert_eq!(ContainerTool::parse("none"), None);
+    }
+
+    #[test]
+    fn errors_read_like_go() {
+        let error = ExecError {
+            argv: ContainerTool::Docker.build_argv("a\"b"),
+            reason: "exit status 3".to_string(),
+        };
+        assert_eq!(
+            error.to_string(),
+            r#"Failed to exec []string{"docker", "build", "-f", "bundle.Dockerfile", "-t", "a\"b", "."}: exit status 3"#
+        );
+        let missing = run(
+            &["opm-test-no-such-tool".to_string()],
+            std::path::Path::new("."),
+        )
+        .unwrap_err();
+        assert_eq!(
+            missing.reason,
+            "exec: \"opm-test-no-such-tool\": executable file not found in $PATH"
+        );
+    }
+}
