@@ -5,5 +5,6 @@
 pub mod base64;
 pub mod json;
 pub mod stream;
+pub mod timestamp;
 pub mod yaml_read;
 pub mod yaml_write;

@@ -752,8 +752,8 @@ fn scalar(value: &str, tag: &str, implicit: bool) -> Result<YVal, YamlError> {
         return Ok(YVal::Str(value.to_string()));
     }
     if tag == BINARY_TAG {
-        let data = go_base64_decode(value)
-            .ok_or_else(|| YamlError::yaml("!!binary value contains invalid base64 data"))?;
+        let data = super::base64::decode_go(value.as_bytes())
+            .map_err(|_| YamlError::yaml("!!binary value contains invalid base64 data"))?;
         return Ok(YVal::Str(go_lossy(&data)));
     }
     if !resolvable_tag(tag) {
@@ -840,7 +840,9 @@ fn resolve_plain(tag: &str, input: &str) -> (&'static str, YVal) {
 }
 
 fn resolve_number(tag: &str, input: &str) -> Option<(&'static str, YVal)> {
-    if (tag.is_empty() || tag == TIMESTAMP_TAG) && is_timestamp(input) {
+    if (tag.is_empty() || tag == TIMESTAMP_TAG)
+        && super::timestamp::is_go_timestamp(input.as_bytes())
+    {
         return Some((TIMESTAMP_TAG, YVal::Str(input.to_string())));
     }
     let plain: String = input.chars().filter(|&c| c != '_').collect();
@@ -1077,156 +1079,6 @@ fn big_from_base0(s: &str) -> Option<String> {
         let _ = write!(text, "{limb:09}");
     }
     Some(text)
-}
-
-/// go-yaml's quick timestamp check plus the four layouts it tries with `time.Parse`.
-fn is_timestamp(s: &str) -> bool {
-    let b = s.as_bytes();
-    let lead = b.iter().take_while(|c| c.is_ascii_digit()).count();
-    if lead != 4 || lead == b.len() || b[lead] != b'-' {
-        return false;
-    }
-    let mut p = TimeCursor { b, i: 0 };
-    let Some(year) = p.fixed(4) else { return false };
-    if !p.lit(b'-') {
-        return false;
-    }
-    let Some(month) = p.num12().filter(|m| (1..=12).contains(m)) else {
-        return false;
-    };
-    if !p.lit(b'-') {
-        return false;
-    }
-    let Some(day) = p.num12() else { return false };
-    if day < 1 || day > days_in(month, year) {
-        return false;
-    }
-    if p.done() {
-        return true;
-    }
-    let zoned = match b[p.i] {
-        b'T' | b't' => true,
-        b' ' => false,
-        _ => return false,
-    };
-    p.i += 1;
-    if !p.clock() {
-        return false;
-    }
-    if zoned {
-        if p.lit(b'Z') {
-            return p.done();
-        }
-        if !(p.lit(b'+') || p.lit(b'-')) {
-            return false;
-        }
-        let ok = p.fixed(2).is_some_and(|h| h <= 24)
-            && p.lit(b':')
-            && p.fixed(2).is_some_and(|m| m < 60);
-        return ok && p.done();
-    }
-    p.done()
-}
-
-struct TimeCursor<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl TimeCursor<'_> {
-    fn done(&self) -> bool {
-        self.i == self.b.len()
-    }
-    fn lit(&mut self, c: u8) -> bool {
-        if self.b.get(self.i) == Some(&c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn fixed(&mut self, n: usize) -> Option<u32> {
-        let part = self.b.get(self.i..self.i + n)?;
-        if !part.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        self.i += n;
-        Some(part.iter().fold(0, |v, c| v * 10 + u32::from(c - b'0')))
-    }
-    fn num12(&mut self) -> Option<u32> {
-        let first = self.fixed(1)?;
-        match self.fixed(1) {
-            Some(second) => Some(first * 10 + second),
-            None => Some(first),
-        }
-    }
-    /// `15:4:5` with an optional `.999999999` fraction.
-    fn clock(&mut self) -> bool {
-        let hour = self.num12().filter(|&h| h < 24);
-        if hour.is_none() || !self.lit(b':') {
-            return false;
-        }
-        if self.num12().filter(|&m| m < 60).is_none() || !self.lit(b':') {
-            return false;
-        }
-        if self.num12().filter(|&s| s < 60).is_none() {
-            return false;
-        }
-        if matches!(self.b.get(self.i), Some(b'.' | b','))
-            && self.b.get(self.i + 1).is_some_and(u8::is_ascii_digit)
-        {
-            self.i += 1;
-            while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
-                self.i += 1;
-            }
-        }
-        true
-    }
-}
-
-fn days_in(month: u32, year: u32) -> u32 {
-    match month {
-        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
-            29
-        }
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Go's `base64.StdEncoding.DecodeString` (newlines ignored, padding required).
-fn go_base64_decode(text: &str) -> Option<Vec<u8>> {
-    let symbols: Vec<u8> = text.bytes().filter(|&c| c != b'\r' && c != b'\n').collect();
-    if !symbols.len().is_multiple_of(4) {
-        return None;
-    }
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::with_capacity(symbols.len() / 4 * 3);
-    let quads = symbols.len() / 4;
-    for (q, quad) in symbols.chunks(4).enumerate() {
-        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
-        if pad > 2 || (pad > 0 && q + 1 != quads) {
-            return None;
-        }
-        let mut acc = 0u32;
-        for &c in &quad[..4 - pad] {
-            acc = (acc << 6) | value(c)?;
-        }
-        acc <<= 6 * pad as u32;
-        let bytes = [(acc >> 16) as u8, (acc >> 8) as u8, acc as u8];
-        out.extend_from_slice(&bytes[..3 - pad]);
-    }
-    Some(out)
 }
 
 // ---------------------------------------------------------------------------------------------
