@@ -11,7 +11,7 @@
 
 use crate::action::bundle_generate::{
     parse_annotations_file, GenerateBundle, GenerateError, GeneratedBundle, CHANNELS_LABEL,
-    DEFAULT_CHANNEL_LABEL, PACKAGE_LABEL,
+    DEFAULT_CHANNEL_LABEL, MEDIATYPE_LABEL, PACKAGE_LABEL, SEED_MEDIATYPE_LABEL,
 };
 use crate::bundle::validate::{validate_bundle_dir, BundleReport, Options};
 use crate::declcfg::load::io_message;
@@ -127,10 +127,18 @@ impl BuildBundle {
             path: generated.metadata_dir.join("annotations.yaml"),
             error,
         })?;
-        let labels = parse_annotations_file(&bytes).map_err(|message| BuildError::Annotations {
-            path: generated.metadata_dir.join("annotations.yaml"),
-            message,
-        })?;
+        let mut labels =
+            parse_annotations_file(&bytes).map_err(|message| BuildError::Annotations {
+                path: generated.metadata_dir.join("annotations.yaml"),
+                message,
+            })?;
+        // A CSV-less bundle annotated with the design's key (no `.v1`) also
+        // gets the standard label, which tools read.
+        if !labels.contains_key(MEDIATYPE_LABEL) {
+            if let Some(value) = labels.get(SEED_MEDIATYPE_LABEL).cloned() {
+                labels.insert(MEDIATYPE_LABEL.to_string(), value);
+            }
+        }
         let report =
             (!self.skip_validation).then(|| validate_bundle_dir(view.path(), &Options::default()));
         Ok(Prepared {

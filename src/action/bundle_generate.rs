@@ -18,6 +18,9 @@ use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 pub const MEDIATYPE_LABEL: &str = "operators.operatorframework.io.bundle.mediatype.v1";
+/// The media type key of the CSV-less bundle design (no `.v1`), read as
+/// [`MEDIATYPE_LABEL`].
+pub const SEED_MEDIATYPE_LABEL: &str = "operators.operatorframework.io.bundle.mediatype";
 pub const MANIFESTS_LABEL: &str = "operators.operatorframework.io.bundle.manifests.v1";
 pub const METADATA_LABEL: &str = "operators.operatorframework.io.bundle.metadata.v1";
 pub const PACKAGE_LABEL: &str = "operators.operatorframework.io.bundle.package.v1";
@@ -166,7 +169,22 @@ impl GenerateBundle {
                 });
             }
         }
-        let media_type = mediatype::detect(&directory).map_err(GenerateError::MediaType)?;
+        let mut media_type = mediatype::detect(&directory).map_err(GenerateError::MediaType)?;
+        // A CSV-less bundle (no CSV, so detected as plain) keeps the media
+        // type its existing annotations name: registry+v2.
+        if media_type == MediaType::Plain && !self.overwrite {
+            let existing = std::fs::read(self.annotations_path())
+                .ok()
+                .and_then(|bytes| parse_annotations_file(&bytes).ok());
+            let label = existing.as_ref().and_then(|found| {
+                found
+                    .get(MEDIATYPE_LABEL)
+                    .or_else(|| found.get(SEED_MEDIATYPE_LABEL))
+            });
+            if label.map(String::as_str) == Some("registry+v2") {
+                media_type = MediaType::RegistryV2;
+            }
+        }
 
         let mut package = self.package.clone();
         let mut channels = self.channels.clone();
@@ -399,11 +417,25 @@ pub fn check_existing_annotations(
     existing: &[u8],
     expected: &BTreeMap<&'static str, String>,
 ) -> Result<(), GenerateError> {
-    let found = parse_annotations_file(existing).map_err(GenerateError::ParseAnnotations)?;
+    let mut found = parse_annotations_file(existing).map_err(GenerateError::ParseAnnotations)?;
+    // The CSV-less design's media type key (without `.v1`) is read as the
+    // standard one; `plain` and `plain+v0` are the same media type.
+    if !found.contains_key(MEDIATYPE_LABEL) {
+        if let Some(value) = found.get(SEED_MEDIATYPE_LABEL).cloned() {
+            found.insert(MEDIATYPE_LABEL.to_string(), value);
+        }
+    }
+    let same = |key: &str, expected: &str, actual: &str| {
+        expected == actual
+            || (key == MEDIATYPE_LABEL
+                && MediaType::parse(expected).is_some()
+                && MediaType::parse(expected) == MediaType::parse(actual))
+    };
     let problems: Vec<String> = expected
         .iter()
         .filter_map(|(key, value)| match found.get(*key) {
             None => Some(format!("Missing field: {key}")),
+            Some(actual) if same(key, value, actual) => None,
             Some(actual) if actual != value => Some(format!(
                 "Expect field {} to have value {} instead of {}",
                 go_quote(key),

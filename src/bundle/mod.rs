@@ -26,6 +26,7 @@
 //! the CSV's CRD or API service lists (upstream crashes on it) counts as an
 //! entry with empty fields.
 
+pub mod csvless;
 mod gojson;
 pub mod mediatype;
 mod parse;
@@ -83,9 +84,11 @@ pub struct ParsedBundle {
     /// Default channel from the annotations file (may be empty).
     pub default_channel: String,
     /// Manifest objects in file order, keys sorted at every level (the CSV
-    /// among them, at `csv_index`).
+    /// among them, at `csv_index`; a plain+v0 bundle has none).
     objects: Vec<Value>,
-    csv_index: usize,
+    csv_index: Option<usize>,
+    /// The CSV (for plain+v0: only the name and version of `bundle.yaml`).
+    csv: Value,
     /// Upstream's `Bundle.Properties`: the properties file, then the derived
     /// properties, de-duplicated.
     properties: Vec<RawProperty>,
@@ -100,7 +103,12 @@ impl ParsedBundle {
     /// input of `csv_metadata` for the `bundle-object-to-csv-metadata`
     /// migration.
     pub fn csv(&self) -> &Value {
-        &self.objects[self.csv_index]
+        &self.csv
+    }
+
+    /// Where the CSV is among [`Self::objects`] (`None` for plain+v0).
+    pub fn csv_index(&self) -> Option<usize> {
+        self.csv_index
     }
 
     /// The manifest objects in file order (keys sorted at every level).

@@ -3,7 +3,8 @@
 //! the metadata files, then the derived properties.
 
 use super::gojson::{self, field, go_marshal, sorted, type_error, RawDoc, RawProperty, Shape};
-use super::{BundleDirError, ParsedBundle};
+use super::{csvless, BundleDirError, ParsedBundle};
+use crate::bundle::mediatype::MediaType;
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
@@ -35,17 +36,82 @@ impl std::fmt::Display for ApiKey {
     }
 }
 
-/// Reads and checks a bundle directory (upstream's bundle parser).
+/// Reads and checks a bundle directory (upstream's bundle parser). A
+/// CSV-less bundle (registry+v2 or plain+v0) is read by
+/// [`crate::bundle::csvless`] and then goes through the same steps with its
+/// synthesised CSV (registry+v2) or its `bundle.yaml` name and version
+/// (plain+v0).
 pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
-    let (objects, csv_index) = read_manifests(&dir.join("manifests"))?;
-    let csv = &objects[csv_index];
+    let media_type = csvless::resolve_media_type(dir);
+    if !matches!(media_type, MediaType::RegistryV2 | MediaType::Plain) {
+        let (objects, csv_index) = read_manifests(&dir.join("manifests"))?;
+        return from_objects(dir, objects, Identity::Csv(csv_index), None);
+    }
+    let mut findings = Vec::new();
+    let bundle = csvless::read(dir, media_type, &mut findings).ok_or_else(|| {
+        BundleDirError::new(format!(
+            "invalid {} bundle: {}",
+            media_type_label(media_type),
+            csvless::error_text(&findings)
+        ))
+    })?;
+    let objects: Vec<Value> = bundle.applied().into_iter().map(sorted).collect();
+    let identity = match (media_type, &bundle.meta) {
+        (MediaType::RegistryV2, _) => Identity::Csv(
+            objects
+                .iter()
+                .position(|o| kind_of(o) == CSV_KIND)
+                .unwrap_or_default(),
+        ),
+        (_, Some(meta)) => Identity::Plain {
+            name: meta.name.clone(),
+            version: meta.version.clone(),
+        },
+        (_, None) => {
+            return Err(BundleDirError::new(format!(
+                "plain+v0 bundle without {}: rendering needs the bundle's name and version from it",
+                csvless::metadata::FILE
+            )))
+        }
+    };
+    from_objects(dir, objects, identity, Some(media_type_label(media_type)))
+}
+
+/// The value of the `olm.bundle.mediatype` property of a CSV-less bundle.
+fn media_type_label(media_type: MediaType) -> &'static str {
+    match media_type {
+        MediaType::Plain => "plain+v0",
+        other => other.as_str(),
+    }
+}
+
+/// What names a bundle: its CSV (an index into the objects), or the name and
+/// version of a plain+v0 bundle's `bundle.yaml`.
+enum Identity {
+    Csv(usize),
+    Plain { name: String, version: String },
+}
+
+fn from_objects(
+    dir: &Path,
+    objects: Vec<Value>,
+    identity: Identity,
+    media_type: Option<&'static str>,
+) -> Result<ParsedBundle, BundleDirError> {
+    let (csv_index, csv) = match identity {
+        Identity::Csv(index) => (Some(index), objects[index].clone()),
+        Identity::Plain { name, version } => (
+            None,
+            serde_json::json!({"metadata": {"name": name}, "spec": {"version": version}}),
+        ),
+    };
     // Upstream decodes the CRDs while looking up the CSV, so their errors
     // come before anything about the CSV.
     let provided_crds = crd_apis(&objects)?;
-    let name = string_at(csv, &["metadata", "name"]);
-    let provided = provided_apis(provided_crds, csv)
+    let name = string_at(&csv, &["metadata", "name"]);
+    let provided = provided_apis(provided_crds, &csv)
         .and_then(|provided| {
-            check_owned_crds(csv, &provided)?;
+            check_owned_crds(&csv, &provided)?;
             Ok(provided)
         })
         .map_err(|e| {
@@ -59,10 +125,16 @@ pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
         .annotations
         .ok_or_else(|| BundleDirError::new("Could not find annotations file"))?;
 
-    let derived = derived_properties(csv, &annotations.package, &provided)
+    let derived = derived_properties(&csv, &annotations.package, &provided)
         .map_err(|e| BundleDirError::new(format!("failed to derive properties: {e}")))?;
     let mut properties = meta.properties;
     properties.extend(derived);
+    if let Some(media_type) = media_type {
+        properties.push(RawProperty::new(
+            "olm.bundle.mediatype",
+            crate::encoding::json::go_quote(media_type),
+        ));
+    }
 
     Ok(ParsedBundle {
         package: annotations.package,
@@ -78,6 +150,7 @@ pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
         },
         default_channel: annotations.default_channel,
         csv_index,
+        csv,
         objects,
         properties: property_set(properties),
         dependencies: meta.dependencies,

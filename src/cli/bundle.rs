@@ -26,7 +26,24 @@ pub enum BundleCommand {
     /// Unpacks the content of an operator bundle
     #[command(long_about = "Unpacks the content of an operator bundle into a directory")]
     Unpack(BundleUnpackArgs),
+    /// List the objects OLM applies for a bundle, as a YAML stream
+    #[command(long_about = LIST_LONG)]
+    List(BundleListArgs),
 }
+
+const LIST_LONG: &str = "The \"opm bundle list\" command prints the Kubernetes objects OLM applies
+for a bundle directory or bundle image, as a YAML stream (one document per
+object, each preceded by ---), ready for kubectl apply -f -.
+
+registry+v1: the CustomResourceDefinitions, the ClusterServiceVersion, then
+  the other objects.
+registry+v2: the CustomResourceDefinitions, a ClusterServiceVersion
+  synthesised from metadata/bundle.yaml, the Deployments and the RBAC, then
+  the objects it does not carry.
+plain+v0: every object, in file order.
+
+$ opm bundle list .
+$ opm bundle list image://quay.io/my/bundle:v1.0.0 > manifests.yaml";
 
 const GENERATE_LONG: &str = "The \"opm alpha bundle generate\" command will generate operator
 bundle metadata if needed and a Dockerfile to build Operator bundle image.
@@ -140,6 +157,16 @@ pub struct BundleValidateArgs {
     /// Format of the findings: text (on stderr, upstream's error first) or json (on stdout)
     #[arg(long, default_value = "text")]
     pub output_format: String,
+}
+
+#[derive(Debug, Args)]
+pub struct BundleListArgs {
+    /// The bundle: a directory, an image reference, or image://REF
+    #[arg(value_name = "DIR|IMAGE")]
+    pub target: Vec<String>,
+    /// Tool to pull and unpack an image with (none, docker, podman)
+    #[arg(short = 'b', long, default_value = "none")]
+    pub image_builder: String,
 }
 
 #[derive(Debug, Args)]

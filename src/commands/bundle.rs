@@ -15,5 +15,6 @@ pub(super) fn run(
         BundleCommand::Build(args) => super::bundle_build::run(args, global),
         BundleCommand::Validate(args) => super::bundle_validate::run(args, global),
         BundleCommand::Unpack(args) => super::bundle_unpack::run(args, global),
+        BundleCommand::List(args) => super::bundle_list::run(args, global),
     }
 }

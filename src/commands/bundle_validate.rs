@@ -14,9 +14,6 @@ use crate::encoding::json::go_quote;
 use crate::ExitStatus;
 use anyhow::bail;
 use serde::Serialize;
-use std::path::Path;
-
-const IMAGE_SCHEME: &str = "image://";
 
 pub(super) fn run(
     args: BundleValidateArgs,
@@ -56,31 +53,8 @@ pub(super) fn run(
         }
         (many, None) => bail!("accepts 1 arg(s), received {}", many.len()),
     };
-    // An `image://` reference, or anything that is not an existing path, is
-    // an image: pull it and validate what it unpacks to.
-    let image = match target.strip_prefix(IMAGE_SCHEME) {
-        Some(reference) => Some(reference.to_string()),
-        None => match std::fs::metadata(&target) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(target.clone()),
-            Err(e) => bail!("stat {target}: {}", crate::declcfg::load::io_message(&e)),
-            Ok(meta) if !meta.is_dir() => bail!("{} is not a directory", go_quote(&target)),
-            Ok(_) => None,
-        },
-    };
-    let unpacked = match &image {
-        Some(reference) => Some(crate::action::unpack_image::unpack_bundle_image(
-            reference,
-            &image_builder,
-            &super::pull_options(global),
-        )?),
-        None => None,
-    };
-    let dir = match &unpacked {
-        Some(dir) => dir.path(),
-        None => Path::new(&target),
-    };
-
-    let report = validate_bundle_dir(dir, &Options { optional });
+    let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
+    let report = validate_bundle_dir(bundle.path(), &Options { optional });
     if json {
         let mut text = serde_json::to_string_pretty(&JsonReport {
             passed: report.passed(),
@@ -143,6 +117,13 @@ fn describe(finding: &Finding, with_severity: bool) -> String {
     // inside the list item.
     let message = finding.message.replace('\n', "\n    ");
     match &finding.file {
+        // Messages that start with their location are not prefixed again.
+        Some(file)
+            if message.starts_with(&format!("{file}:"))
+                || message.starts_with(&format!("{file},")) =>
+        {
+            format!("{severity}[{}] {message}", finding.rule)
+        }
         Some(file) => format!("{severity}[{}] {file}: {message}", finding.rule),
         None => format!("{severity}[{}]: {message}", finding.rule),
     }

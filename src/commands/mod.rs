@@ -4,6 +4,7 @@
 mod bundle;
 mod bundle_build;
 mod bundle_generate;
+mod bundle_list;
 mod bundle_unpack;
 mod bundle_validate;
 mod dockerfile;
@@ -115,5 +116,55 @@ fn output_format(value: &str) -> anyhow::Result<crate::declcfg::write::Format> {
             "invalid --output value {}, expected (json|yaml)",
             crate::encoding::json::go_quote(other)
         ),
+    }
+}
+
+/// A bundle given as a directory or an image: an `image://` reference, or
+/// anything that is not an existing path, is pulled and unpacked into a
+/// temporary directory that lives as long as this value.
+pub(crate) struct BundleDir {
+    dir: std::path::PathBuf,
+    _unpacked: Option<tempfile::TempDir>,
+}
+
+impl BundleDir {
+    pub(crate) fn resolve(
+        target: &str,
+        image_builder: &str,
+        global: &crate::cli::GlobalArgs,
+    ) -> anyhow::Result<BundleDir> {
+        let image = match target.strip_prefix("image://") {
+            Some(reference) => Some(reference.to_string()),
+            None => match std::fs::metadata(target) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(target.to_string()),
+                Err(e) => anyhow::bail!("stat {target}: {}", crate::declcfg::load::io_message(&e)),
+                Ok(meta) if !meta.is_dir() => anyhow::bail!(
+                    "{} is not a directory",
+                    crate::encoding::json::go_quote(target)
+                ),
+                Ok(_) => None,
+            },
+        };
+        Ok(match image {
+            Some(reference) => {
+                let unpacked = crate::action::unpack_image::unpack_bundle_image(
+                    &reference,
+                    image_builder,
+                    &pull_options(global),
+                )?;
+                BundleDir {
+                    dir: unpacked.path().to_path_buf(),
+                    _unpacked: Some(unpacked),
+                }
+            }
+            None => BundleDir {
+                dir: std::path::PathBuf::from(target),
+                _unpacked: None,
+            },
+        })
+    }
+
+    pub(crate) fn path(&self) -> &std::path::Path {
+        &self.dir
     }
 }

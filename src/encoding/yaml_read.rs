@@ -129,6 +129,89 @@ fn convert_tree(tree: &Tree) -> Result<Value, YamlError> {
     to_value(json)
 }
 
+/// A mapping key that appears twice in the same mapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key as written (a scalar's text).
+    pub key: String,
+    /// 1-based lines of the first and the repeated occurrence.
+    pub first_line: u64,
+    pub line: u64,
+}
+
+/// The first scalar key repeated within one mapping of the first document of `input`, for
+/// formats that refuse duplicates (go-yaml v2 itself keeps the last value). Keys compare by
+/// their text; merge keys and non-scalar keys are not considered. Syntax errors are left to
+/// [`yaml_bytes_to_json`] (this returns `None` for them).
+pub fn first_duplicate_key(input: &[u8]) -> Option<DuplicateKey> {
+    use raw::Event;
+    enum Frame {
+        /// A mapping: keys seen with their lines, and whether the next node is a key.
+        Map {
+            seen: HashMap<Vec<u8>, u64>,
+            expect_key: bool,
+        },
+        Seq,
+    }
+    let input: &[u8] = if input.is_empty() { b"\n" } else { input };
+    let mut parser = raw::Parser::new(input)?;
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut documents = 0;
+    loop {
+        let (event, line) = parser.next_event().ok()?;
+        // A node in a mapping alternates key and value; only scalar keys are checked.
+        let node_done = |stack: &mut Vec<Frame>, key: Option<&[u8]>| -> Option<DuplicateKey> {
+            if let Some(Frame::Map { seen, expect_key }) = stack.last_mut() {
+                if *expect_key {
+                    if let Some(key) = key.filter(|k| *k != b"<<") {
+                        if let Some(&first) = seen.get(key) {
+                            return Some(DuplicateKey {
+                                key: String::from_utf8_lossy(key).into_owned(),
+                                first_line: first + 1,
+                                line: line + 1,
+                            });
+                        }
+                        seen.insert(key.to_vec(), line);
+                    }
+                }
+                *expect_key = !*expect_key;
+            }
+            None
+        };
+        match event {
+            Event::StreamEnd => return None,
+            Event::DocumentStart => {
+                documents += 1;
+                if documents > 1 {
+                    return None;
+                }
+            }
+            Event::DocumentEnd | Event::StreamStart => {}
+            Event::Scalar { value, .. } => {
+                if let Some(found) = node_done(&mut stack, Some(&value)) {
+                    return Some(found);
+                }
+            }
+            Event::Alias { .. } => {
+                if let Some(found) = node_done(&mut stack, None) {
+                    return Some(found);
+                }
+            }
+            Event::MappingStart { .. } => stack.push(Frame::Map {
+                seen: HashMap::new(),
+                expect_key: true,
+            }),
+            Event::SequenceStart { .. } => stack.push(Frame::Seq),
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+                if let Some(found) = node_done(&mut stack, None) {
+                    return Some(found);
+                }
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // libyaml event parser (safe wrapper)
 // ---------------------------------------------------------------------------------------------
@@ -1361,6 +1444,22 @@ pub(crate) fn go_lossy(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn duplicate_keys_are_found_with_lines() {
+        let found =
+            first_duplicate_key(b"name: a\nversion: 1.0.0\nx:\n  version: 2\nversion: 1.0.0\n")
+                .unwrap();
+        assert_eq!(
+            (found.key.as_str(), found.first_line, found.line),
+            ("version", 2, 5)
+        );
+        let nested = first_duplicate_key(b"a:\n- {k: 1, k: 2}\n").unwrap();
+        assert_eq!((nested.key.as_str(), nested.line), ("k", 2));
+        assert_eq!(first_duplicate_key(b"a: 1\nb: {a: 1}\nc: [a, a]\n"), None);
+        assert_eq!(first_duplicate_key(b"a: [\n"), None);
+        assert_eq!(first_duplicate_key(b"a: 1\n---\na: 1\na: 2\n"), None);
+    }
 
     fn json(text: &str) -> String {
         match yaml_to_json(text) {

@@ -15,6 +15,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub const MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype.v1";
+/// The media type key of the CSV-less bundle design (no `.v1`), read for
+/// registry+v2 bundles.
+pub const SEED_MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype";
 pub const MANIFESTS_KEY: &str = "operators.operatorframework.io.bundle.manifests.v1";
 pub const METADATA_KEY: &str = "operators.operatorframework.io.bundle.metadata.v1";
 pub const PACKAGE_KEY: &str = "operators.operatorframework.io.bundle.package.v1";
@@ -83,6 +86,17 @@ pub fn has_bundle_dirs(root: &Path) -> bool {
 /// directory is missing, only that is reported (as upstream, which stops
 /// there).
 pub fn validate_format(root: &Path) -> Vec<Finding> {
+    validate_format_with(root, None)
+}
+
+/// The format checks of a CSV-less bundle whose media type is known (from
+/// its annotations): the annotations must carry it, under the standard key or
+/// the CSV-less design's key without `.v1`.
+pub fn validate_format_as(root: &Path, media_type: MediaType) -> Vec<Finding> {
+    validate_format_with(root, Some(media_type))
+}
+
+fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Finding> {
     let mut findings = Vec::new();
     let entries = list_dir(root).unwrap_or_else(|message| {
         findings.push(Finding::error(BUNDLE_DIR_UNREADABLE, message, None));
@@ -107,7 +121,7 @@ pub fn validate_format(root: &Path) -> Vec<Finding> {
         return findings;
     }
 
-    let detected = match mediatype::detect(&root.join("manifests")) {
+    let detected = match known.map_or_else(|| mediatype::detect(&root.join("manifests")), Ok) {
         Ok(found) => Some(found),
         Err(message) => {
             findings.push(Finding::error(
@@ -126,7 +140,12 @@ pub fn validate_format(root: &Path) -> Vec<Finding> {
             "Could not find annotations file",
             Some("metadata".into()),
         )),
-        Some((name, annotations)) => {
+        Some((name, mut annotations)) => {
+            if known.is_some() && !annotations.contains_key(MEDIATYPE_KEY) {
+                if let Some(value) = annotations.get(SEED_MEDIATYPE_KEY).cloned() {
+                    annotations.insert(MEDIATYPE_KEY.to_string(), value);
+                }
+            }
             check_annotations(
                 detected,
                 &annotations,

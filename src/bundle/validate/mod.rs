@@ -12,6 +12,7 @@ pub mod content;
 mod content_tests;
 mod crd;
 mod csv;
+mod csvless;
 pub mod dependencies;
 pub mod format;
 mod good_practices;
@@ -153,6 +154,13 @@ impl BundleReport {
 
 /// Validates the bundle directory at `root`.
 pub fn validate_bundle_dir(root: &Path, options: &Options) -> BundleReport {
+    use crate::bundle::mediatype::MediaType;
+    let media_type = crate::bundle::csvless::resolve_media_type(root);
+    if matches!(media_type, MediaType::RegistryV2 | MediaType::Plain) {
+        return BundleReport {
+            findings: csvless::validate(root, media_type, options),
+        };
+    }
     let mut findings = format::validate_format(root);
     // Without both directories there is nothing more to check.
     if format::has_bundle_dirs(root) {

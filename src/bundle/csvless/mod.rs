@@ -1,0 +1,458 @@
+//! CSV-less bundles: `registry+v2` (plain manifests plus
+//! `metadata/bundle.yaml`) and `plain+v0` (manifests only), bundle.md §10 and
+//! decisions.md §4.
+//!
+//! One reader serves `bundle list`, `render`, `bundle build` and `bundle
+//! validate`: [`read`] checks the directory and returns the manifests, the
+//! metadata and, for registry+v2, the synthesised ClusterServiceVersion;
+//! [`CsvLessBundle::applied`] is the object list OLM applies. Problems are
+//! [`Finding`]s (validate reports them all; the other commands fail with
+//! them). Nothing prints.
+
+pub mod metadata;
+mod synth;
+
+use crate::bundle::mediatype::{self, MediaType};
+use crate::bundle::validate::Finding;
+use crate::encoding::stream::{decode_documents, Document};
+use serde_json::Value;
+use std::path::Path;
+
+pub use metadata::BundleMeta;
+pub use synth::{Synthesis, BUNDLE_API_WITHOUT_CRD};
+
+/// The standard media type label.
+pub const MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype.v1";
+/// The label as the CSV-less design wrote it (without `.v1`), accepted on read.
+pub const SEED_MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype";
+
+/// `manifests/` is missing or cannot be listed.
+pub const MANIFESTS_MISSING: &str = "manifests-missing";
+/// `manifests/` holds a directory (CSV-less bundles are flat).
+pub const MANIFESTS_NOT_FLAT: &str = "manifests-not-flat";
+/// A manifest file cannot be read or is not a stream of Kubernetes objects.
+pub const MANIFEST_NOT_OBJECTS: &str = "manifest-not-objects";
+/// `manifests/` holds no object at all.
+pub const MANIFESTS_EMPTY: &str = "manifests-empty";
+/// A registry+v2 bundle without a Deployment.
+pub const BUNDLE_DEPLOYMENT_MISSING: &str = "bundle-deployment-missing";
+/// An object of an API version Kubernetes has removed (an error in plain+v0
+/// bundles, which are applied as they are; a warning in registry+v2).
+pub const MANIFEST_API_REMOVED: &str = "manifest-api-removed";
+
+/// Every rule of this module and its submodules.
+pub fn rules() -> Vec<&'static str> {
+    let mut all = vec![
+        MANIFESTS_MISSING,
+        MANIFESTS_NOT_FLAT,
+        MANIFEST_NOT_OBJECTS,
+        MANIFESTS_EMPTY,
+        BUNDLE_DEPLOYMENT_MISSING,
+        MANIFEST_API_REMOVED,
+        BUNDLE_API_WITHOUT_CRD,
+    ];
+    all.extend_from_slice(metadata::RULES);
+    all
+}
+
+/// One object of `manifests/`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// `manifests/<name>`.
+    pub file: String,
+    /// 1-based document number in the file.
+    pub document: usize,
+    pub value: Value,
+    /// Whether the document was YAML (CRD checks read YAML numbers differently).
+    pub from_yaml: bool,
+}
+
+impl Manifest {
+    pub fn kind(&self) -> &str {
+        self.value.get("kind").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// `file, document N` for messages.
+    pub fn location(&self) -> String {
+        format!("{}, document {}", self.file, self.document)
+    }
+}
+
+/// A checked CSV-less bundle.
+#[derive(Debug, Clone)]
+pub struct CsvLessBundle {
+    pub media_type: MediaType,
+    pub manifests: Vec<Manifest>,
+    /// `bundle.yaml` (required for registry+v2, optional for plain+v0).
+    pub meta: Option<BundleMeta>,
+    /// The synthesised CSV (registry+v2 only).
+    pub synthesis: Option<Synthesis>,
+}
+
+impl CsvLessBundle {
+    /// What OLM applies, in order (decisions.md §4): registry+v2 → the CRDs,
+    /// the synthesised CSV, then every object the CSV does not carry;
+    /// plain+v0 → every object in file order.
+    pub fn applied(&self) -> Vec<&Value> {
+        let Some(synthesis) = &self.synthesis else {
+            return self.manifests.iter().map(|m| &m.value).collect();
+        };
+        let is_crd = |m: &Manifest| m.kind() == "CustomResourceDefinition";
+        let mut out: Vec<&Value> = self
+            .manifests
+            .iter()
+            .filter(|m| is_crd(m))
+            .map(|m| &m.value)
+            .collect();
+        out.push(&synthesis.csv);
+        out.extend(
+            self.manifests
+                .iter()
+                .zip(&synthesis.absorbed)
+                .filter(|(m, absorbed)| !**absorbed && !is_crd(m))
+                .map(|(m, _)| &m.value),
+        );
+        out
+    }
+}
+
+/// The media type a bundle directory holds, from its content and its
+/// annotations: a CSV in `manifests/` makes it registry+v1 (a Helm chart
+/// Helm); otherwise the annotations' media type label (either spelling)
+/// decides, and a bare `manifests/` without `metadata/` is plain+v0. The rest
+/// (no `manifests/`, `metadata/` without a media type label, an unknown or
+/// registry+v1 label without a CSV) is registry+v1, whose checks report what
+/// is wrong as upstream does.
+pub fn resolve_media_type(root: &Path) -> MediaType {
+    let manifests = root.join("manifests");
+    if !manifests.is_dir() {
+        return MediaType::RegistryV1;
+    }
+    match mediatype::detect(&manifests) {
+        Ok(MediaType::RegistryV1) => return MediaType::RegistryV1,
+        Ok(MediaType::Helm) => return MediaType::Helm,
+        _ => {}
+    }
+    match annotation_media_type(root).as_deref().map(MediaType::parse) {
+        Some(Some(MediaType::RegistryV2)) => MediaType::RegistryV2,
+        Some(Some(MediaType::Plain)) => MediaType::Plain,
+        None if !root.join("metadata").exists() => MediaType::Plain,
+        _ => MediaType::RegistryV1,
+    }
+}
+
+/// The media type label of the bundle's annotations file (the first file of
+/// `metadata/`, in name order, whose first document has an `annotations`
+/// mapping): the `.v1` key, else the seed's key.
+pub fn annotation_media_type(root: &Path) -> Option<String> {
+    let annotations = annotations(root)?;
+    [MEDIATYPE_KEY, SEED_MEDIATYPE_KEY]
+        .iter()
+        .find_map(|key| annotations.get(*key).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+/// The `annotations` mapping of the bundle's annotations file.
+pub fn annotations(root: &Path) -> Option<serde_json::Map<String, Value>> {
+    let mut paths: Vec<_> = std::fs::read_dir(root.join("metadata"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    paths.into_iter().find_map(|path| {
+        let bytes = std::fs::read(&path).ok()?;
+        let first = match decode_documents(&bytes).ok()?.into_iter().next()? {
+            Document::Json(text) => serde_json::from_str::<Value>(text).ok()?,
+            Document::Yaml(value) => value,
+        };
+        match first.get("annotations") {
+            Some(Value::Object(map)) => Some(map.clone()),
+            _ => None,
+        }
+    })
+}
+
+/// Reads and checks a CSV-less bundle of `media_type` (registry+v2 or
+/// plain+v0). Every problem goes to `findings`; `None` when there is nothing
+/// usable (errors were reported).
+pub fn read(
+    root: &Path,
+    media_type: MediaType,
+    findings: &mut Vec<Finding>,
+) -> Option<CsvLessBundle> {
+    let before = errors(findings);
+    let manifests = read_manifests(root, findings);
+    check_removed_apis(&manifests, media_type, findings);
+    let bundle_yaml = root.join(metadata::FILE);
+    let meta = match std::fs::read(&bundle_yaml) {
+        Ok(bytes) => metadata::parse(&bytes, findings),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if media_type == MediaType::RegistryV2 {
+                findings.push(Finding::error(
+                    metadata::BUNDLE_YAML_MISSING,
+                    format!(
+                        "{}: not found: a registry+v2 bundle needs its name, version and OLM metadata there",
+                        metadata::FILE
+                    ),
+                    Some(metadata::FILE.into()),
+                ));
+            }
+            None
+        }
+        Err(e) => {
+            findings.push(Finding::error(
+                metadata::BUNDLE_YAML_MISSING,
+                format!(
+                    "{}: {}",
+                    metadata::FILE,
+                    crate::declcfg::load::io_message(&e)
+                ),
+                Some(metadata::FILE.into()),
+            ));
+            None
+        }
+    };
+    let mut synthesis = None;
+    if media_type == MediaType::RegistryV2 {
+        if !manifests.is_empty() && !manifests.iter().any(|m| m.kind() == "Deployment") {
+            findings.push(Finding::error(
+                BUNDLE_DEPLOYMENT_MISSING,
+                "manifests/: a registry+v2 bundle needs at least one Deployment (it replaces the CSV's install strategy)",
+                Some("manifests".into()),
+            ));
+        }
+        if let Some(meta) = &meta {
+            synthesis = Some(synth::synthesize(meta, &manifests, findings));
+        }
+    }
+    (errors(findings) == before).then_some(CsvLessBundle {
+        media_type,
+        manifests,
+        meta,
+        synthesis,
+    })
+}
+
+fn errors(findings: &[Finding]) -> usize {
+    findings
+        .iter()
+        .filter(|f| f.severity == crate::bundle::validate::Severity::Error)
+        .count()
+}
+
+/// Every object of `manifests/`, which must be flat and hold at least one
+/// object; every document must be a Kubernetes object (non-empty
+/// `apiVersion` and `kind`). Hidden files are skipped.
+pub fn read_manifests(root: &Path, findings: &mut Vec<Finding>) -> Vec<Manifest> {
+    let dir = root.join("manifests");
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            let message = if e.kind() == std::io::ErrorKind::NotFound {
+                "Unable to locate manifests directory".to_string()
+            } else {
+                format!("manifests/: {}", crate::declcfg::load::io_message(&e))
+            };
+            findings.push(Finding::error(MANIFESTS_MISSING, message, None));
+            return Vec::new();
+        }
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    let mut manifests = Vec::new();
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let file = format!("manifests/{name}");
+        if entry.path().is_dir() {
+            findings.push(Finding::error(
+                MANIFESTS_NOT_FLAT,
+                format!("{file}: is a directory; manifests/ must be flat"),
+                Some(file),
+            ));
+            continue;
+        }
+        let bytes = match std::fs::read(entry.path()) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                findings.push(Finding::error(
+                    MANIFEST_NOT_OBJECTS,
+                    format!("{file}: {}", crate::declcfg::load::io_message(&e)),
+                    Some(file),
+                ));
+                continue;
+            }
+        };
+        match objects_of(&bytes) {
+            Ok(objects) if objects.is_empty() => findings.push(Finding::error(
+                MANIFEST_NOT_OBJECTS,
+                format!("{file}: holds no Kubernetes object"),
+                Some(file),
+            )),
+            Ok(objects) => {
+                for (document, value, from_yaml) in objects {
+                    manifests.push(Manifest {
+                        file: file.clone(),
+                        document,
+                        value,
+                        from_yaml,
+                    });
+                }
+            }
+            Err((document, message)) => findings.push(Finding::error(
+                MANIFEST_NOT_OBJECTS,
+                format!("{file}, document {document}: {message}"),
+                Some(file),
+            )),
+        }
+    }
+    let unreadable = findings.iter().any(|f| f.rule == MANIFEST_NOT_OBJECTS);
+    if manifests.is_empty() && !unreadable {
+        findings.push(Finding::error(
+            MANIFESTS_EMPTY,
+            "manifests/: holds no Kubernetes object; a bundle needs at least one",
+            Some("manifests".into()),
+        ));
+    }
+    manifests
+}
+
+/// An object of a stream: its 1-based document number, the object, whether
+/// it was YAML.
+pub type StreamObject = (usize, Value, bool);
+
+/// The objects of a YAML or JSON stream with their 1-based document numbers;
+/// documents without content are skipped. The error names the document.
+pub fn objects_of(bytes: &[u8]) -> Result<Vec<StreamObject>, (usize, String)> {
+    let documents = decode_documents(bytes).map_err(|e| (e.index + 1, e.kind.to_string()))?;
+    let mut out = Vec::new();
+    for (index, document) in documents.into_iter().enumerate() {
+        let number = index + 1;
+        let (value, from_yaml) = match document {
+            Document::Json(text) => (
+                serde_json::from_str::<Value>(text).map_err(|e| (number, e.to_string()))?,
+                false,
+            ),
+            Document::Yaml(value) => (value, true),
+        };
+        match &value {
+            Value::Null => continue,
+            Value::Object(map) => {
+                for key in ["apiVersion", "kind"] {
+                    if map
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .is_none_or(str::is_empty)
+                    {
+                        return Err((
+                            number,
+                            format!("not a Kubernetes object: {key} is missing or not a string"),
+                        ));
+                    }
+                }
+            }
+            other => {
+                return Err((
+                    number,
+                    format!(
+                        "not a Kubernetes object: found {}",
+                        crate::encoding::json::type_name(other)
+                    ),
+                ))
+            }
+        }
+        out.push((number, value, from_yaml));
+    }
+    Ok(out)
+}
+
+/// API versions Kubernetes no longer serves: (group/version, the Kubernetes
+/// release that removed it, kinds affected or empty for all).
+const REMOVED_APIS: &[(&str, &str, &[&str])] = &[
+    ("extensions/v1beta1", "1.22", &[]),
+    ("apps/v1beta1", "1.16", &[]),
+    ("apps/v1beta2", "1.16", &[]),
+    ("apiextensions.k8s.io/v1beta1", "1.22", &[]),
+    ("admissionregistration.k8s.io/v1beta1", "1.22", &[]),
+    ("apiregistration.k8s.io/v1beta1", "1.22", &[]),
+    ("authentication.k8s.io/v1beta1", "1.22", &[]),
+    ("authorization.k8s.io/v1beta1", "1.22", &[]),
+    ("certificates.k8s.io/v1beta1", "1.22", &[]),
+    ("coordination.k8s.io/v1beta1", "1.22", &[]),
+    ("networking.k8s.io/v1beta1", "1.22", &[]),
+    ("rbac.authorization.k8s.io/v1alpha1", "1.22", &[]),
+    ("rbac.authorization.k8s.io/v1beta1", "1.22", &[]),
+    ("scheduling.k8s.io/v1alpha1", "1.17", &[]),
+    ("scheduling.k8s.io/v1beta1", "1.22", &[]),
+    (
+        "storage.k8s.io/v1beta1",
+        "1.22",
+        &["CSIDriver", "CSINode", "StorageClass", "VolumeAttachment"],
+    ),
+    ("storage.k8s.io/v1beta1", "1.27", &["CSIStorageCapacity"]),
+    ("batch/v1beta1", "1.25", &[]),
+    ("discovery.k8s.io/v1beta1", "1.25", &[]),
+    ("events.k8s.io/v1beta1", "1.25", &[]),
+    ("node.k8s.io/v1beta1", "1.25", &[]),
+    ("policy/v1beta1", "1.25", &[]),
+    ("autoscaling/v2beta1", "1.25", &[]),
+    ("autoscaling/v2beta2", "1.26", &[]),
+    ("flowcontrol.apiserver.k8s.io/v1beta1", "1.26", &[]),
+    ("flowcontrol.apiserver.k8s.io/v1beta2", "1.29", &[]),
+];
+
+/// The Kubernetes release that stopped serving this object's API, if any.
+pub fn removed_in(api_version: &str, kind: &str) -> Option<&'static str> {
+    REMOVED_APIS
+        .iter()
+        .find(|(gv, _, kinds)| *gv == api_version && (kinds.is_empty() || kinds.contains(&kind)))
+        .map(|(_, release, _)| *release)
+}
+
+/// Objects no current Kubernetes accepts: errors in plain+v0 bundles (applied
+/// as they are, so not kubectl-able), warnings in registry+v2 bundles (as
+/// registry+v1 bundles, whose CRDs OLM may still serve on old clusters).
+fn check_removed_apis(manifests: &[Manifest], media_type: MediaType, out: &mut Vec<Finding>) {
+    for m in manifests {
+        let api_version = m
+            .value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let Some(release) = removed_in(api_version, m.kind()) else {
+            continue;
+        };
+        // The CRD checks already warn about v1beta1 CRDs in registry bundles.
+        if media_type != MediaType::Plain && m.kind() == "CustomResourceDefinition" {
+            continue;
+        }
+        let message = format!(
+            "{}: {api_version} {} was removed in Kubernetes {release}; kubectl apply fails on any current cluster",
+            m.location(),
+            m.kind()
+        );
+        out.push(if media_type == MediaType::Plain {
+            Finding::error(MANIFEST_API_REMOVED, message, Some(m.file.clone()))
+        } else {
+            Finding::warning(MANIFEST_API_REMOVED, message, Some(m.file.clone()))
+        });
+    }
+}
+
+/// The problems of `findings` as one message (errors only, in order), for
+/// commands that stop at the first failure.
+pub fn error_text(findings: &[Finding]) -> String {
+    findings
+        .iter()
+        .filter(|f| f.severity == crate::bundle::validate::Severity::Error)
+        .map(|f| f.message.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,177 @@
+use super::*;
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: op\nspec:\n  selector: {matchLabels: {app: op}}\n  template:\n    metadata: {labels: {app: op}}\n    spec:\n      serviceAccountName: op\n      containers: [{name: m, image: 'quay.io/x/op:v1'}]\n";
+const CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions: [{name: v1, served: true, storage: true}]\n";
+const RBAC: &str = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: op}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: op}\nrules: [{apiGroups: [''], resources: [pods], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: op}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: op}\nsubjects: [{kind: ServiceAccount, name: op}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: op-metrics}\nspec: {ports: [{port: 8080}]}\n";
+const V2_ANNOTATIONS: &str = "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v2\n  operators.operatorframework.io.bundle.package.v1: op\n  operators.operatorframework.io.bundle.channels.v1: alpha\n";
+
+fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, contents) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+    }
+    dir
+}
+
+fn v2(extra: &[(&'static str, &'static str)]) -> tempfile::TempDir {
+    let mut files = vec![
+        ("manifests/crds.yaml", CRD),
+        ("manifests/deployment.yaml", DEPLOYMENT),
+        ("manifests/rbac.yaml", RBAC),
+        ("metadata/annotations.yaml", V2_ANNOTATIONS),
+        (
+            "metadata/bundle.yaml",
+            "name: op.v1.0.0\nversion: 1.0.0\napis:\n- apiVersion: example.com/v1\n  kind: Widget\n  displayName: Widget\n",
+        ),
+    ];
+    for (name, text) in extra {
+        files.retain(|(n, _)| n != name);
+        files.push((name, text));
+    }
+    tree(&files)
+}
+
+fn kinds(values: &[&Value]) -> Vec<String> {
+    values
+        .iter()
+        .map(|v| v["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn media_type_comes_from_content_then_the_label() {
+    let d = v2(&[]);
+    assert_eq!(resolve_media_type(d.path()), MediaType::RegistryV2);
+    let seed_key = v2(&[(
+        "metadata/annotations.yaml",
+        "annotations:\n  operators.operatorframework.io.bundle.mediatype: registry+v2\n",
+    )]);
+    assert_eq!(resolve_media_type(seed_key.path()), MediaType::RegistryV2);
+    let plain = tree(&[(
+        "manifests/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    )]);
+    assert_eq!(resolve_media_type(plain.path()), MediaType::Plain);
+    let unknown = v2(&[(
+        "metadata/annotations.yaml",
+        "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n",
+    )]);
+    assert_eq!(resolve_media_type(unknown.path()), MediaType::RegistryV1);
+    let csv = v2(&[(
+        "manifests/csv.yaml",
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {name: x}\n",
+    )]);
+    assert_eq!(resolve_media_type(csv.path()), MediaType::RegistryV1);
+}
+
+#[test]
+fn registry_v2_lists_crds_then_the_csv_then_what_the_csv_does_not_carry() {
+    let d = v2(&[]);
+    let mut findings = Vec::new();
+    let bundle = read(d.path(), MediaType::RegistryV2, &mut findings).unwrap();
+    assert!(findings.is_empty(), "{findings:?}");
+    assert_eq!(
+        kinds(&bundle.applied()),
+        [
+            "CustomResourceDefinition",
+            "ClusterServiceVersion",
+            "Service"
+        ]
+    );
+    let csv = &bundle.synthesis.as_ref().unwrap().csv;
+    assert_eq!(csv["metadata"]["name"], "op.v1.0.0");
+    assert_eq!(
+        csv["spec"]["install"]["spec"]["clusterPermissions"][0]["serviceAccountName"],
+        "op"
+    );
+    assert_eq!(
+        csv["spec"]["customresourcedefinitions"]["owned"][0]["name"],
+        "widgets.example.com"
+    );
+}
+
+#[test]
+fn registry_v2_problems_are_all_reported() {
+    let d = v2(&[
+        (
+            "manifests/deployment.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        ),
+        ("manifests/sub/x.yaml", DEPLOYMENT),
+        (
+            "manifests/bad.yaml",
+            "apiVersion: v1\nkind: ConfigMap\n---\n- a\n",
+        ),
+        ("metadata/bundle.yaml", "name: op.v1.0.0\nversion: 1.0\n"),
+    ]);
+    let mut findings = Vec::new();
+    assert!(read(d.path(), MediaType::RegistryV2, &mut findings).is_none());
+    let rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+    assert_eq!(
+        rules,
+        [
+            MANIFEST_NOT_OBJECTS,
+            MANIFESTS_NOT_FLAT,
+            metadata::BUNDLE_YAML_FIELD_INVALID,
+            BUNDLE_DEPLOYMENT_MISSING
+        ],
+        "{findings:?}"
+    );
+    assert_eq!(
+        findings[0].message,
+        "manifests/bad.yaml, document 2: not a Kubernetes object: found array"
+    );
+}
+
+#[test]
+fn a_registry_v2_bundle_needs_bundle_yaml() {
+    let d = tree(&[
+        ("manifests/deployment.yaml", DEPLOYMENT),
+        ("metadata/annotations.yaml", V2_ANNOTATIONS),
+    ]);
+    let mut findings = Vec::new();
+    assert!(read(d.path(), MediaType::RegistryV2, &mut findings).is_none());
+    assert_eq!(findings[0].rule, metadata::BUNDLE_YAML_MISSING);
+    assert!(findings[0]
+        .message
+        .starts_with("metadata/bundle.yaml: not found"));
+}
+
+#[test]
+fn plain_bundles_list_every_object_and_refuse_removed_apis() {
+    let d = tree(&[
+        ("manifests/a.yaml", RBAC),
+        (
+            "manifests/b.json",
+            "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"c\"}}",
+        ),
+    ]);
+    let mut findings = Vec::new();
+    let bundle = read(d.path(), MediaType::Plain, &mut findings).unwrap();
+    assert_eq!(
+        kinds(&bundle.applied()),
+        [
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "Service",
+            "ConfigMap"
+        ]
+    );
+    let old = tree(&[(
+        "manifests/crd.yaml",
+        "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: a.b}\n",
+    )]);
+    let mut findings = Vec::new();
+    assert!(read(old.path(), MediaType::Plain, &mut findings).is_none());
+    assert_eq!(findings[0].rule, MANIFEST_API_REMOVED);
+    assert!(findings[0].message.contains(
+        "apiextensions.k8s.io/v1beta1 CustomResourceDefinition was removed in Kubernetes 1.22"
+    ));
+    let empty = tree(&[("manifests/.keep", "")]);
+    let mut findings = Vec::new();
+    assert!(read(empty.path(), MediaType::Plain, &mut findings).is_none());
+    assert_eq!(findings[0].rule, MANIFESTS_EMPTY);
+}

@@ -1,0 +1,121 @@
+//! Validation of CSV-less bundles (bundle.md §10.6, decisions.md §4).
+//!
+//! registry+v2: the format checks with the media type the annotations name
+//! (annotations, dependencies), a flat `manifests/` of Kubernetes objects
+//! with at least one Deployment, `metadata/bundle.yaml`, then the
+//! synthesised ClusterServiceVersion through the CSV checks (reported
+//! against `metadata/bundle.yaml`), the CRD checks and the object-metadata
+//! checks, and the optional validators on the synthesised CSV.
+//!
+//! plain+v0: a flat `manifests/` holding at least one object, every object
+//! kubectl-able (object metadata Kubernetes accepts, an API a current
+//! cluster serves, CRDs Kubernetes accepts); `metadata/` is optional and
+//! `metadata/bundle.yaml`, when present, is checked.
+
+use super::registry::Object;
+use super::{
+    bundle_objects, content, crd, csv, format, good_practices, object_meta, operatorhub, Finding,
+    Optional, Options,
+};
+use crate::bundle::csvless::{self, metadata};
+use crate::bundle::mediatype::MediaType;
+use std::path::Path;
+
+pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    if media_type == MediaType::RegistryV2 {
+        findings.extend(format::validate_format_as(root, media_type));
+    }
+    let bundle = csvless::read(root, media_type, &mut findings);
+    // The objects are checked even when the bundle as a whole is not usable.
+    let mut scratch = Vec::new();
+    let manifests = match &bundle {
+        Some(bundle) => bundle.manifests.clone(),
+        None => csvless::read_manifests(root, &mut scratch),
+    };
+    for m in &manifests {
+        match m.kind() {
+            "CustomResourceDefinition" => crd::check(&m.value, m.from_yaml, &m.file, &mut findings),
+            _ => {
+                if let Err(message) = object_meta::kubectlable(&m.value) {
+                    findings.push(Finding::error(
+                        content::OBJECT_METADATA_INVALID,
+                        format!("{}: {message}", m.location()),
+                        Some(m.file.clone()),
+                    ));
+                }
+            }
+        }
+    }
+    let Some(synthesis) = bundle.as_ref().and_then(|b| b.synthesis.as_ref()) else {
+        if let Some(bundle) = &bundle {
+            if options.optional.contains(&Optional::BundleObjects) {
+                let objects: Vec<Object<'_>> = bundle
+                    .manifests
+                    .iter()
+                    .map(|m| Object {
+                        value: &m.value,
+                        from_yaml: m.from_yaml,
+                        file: &m.file,
+                    })
+                    .collect();
+                bundle_objects::check(&objects, &mut findings);
+            }
+        }
+        return findings;
+    };
+    let csv_file = metadata::FILE;
+    csv::check(&synthesis.csv, csv_file, &mut findings);
+    for optional in &options.optional {
+        match optional {
+            Optional::OperatorHub => operatorhub::check(&synthesis.csv, csv_file, &mut findings),
+            Optional::BundleObjects => {
+                let mut objects = vec![Object {
+                    value: &synthesis.csv,
+                    from_yaml: true,
+                    file: csv_file,
+                }];
+                if let Some(bundle) = &bundle {
+                    objects.extend(
+                        bundle
+                            .manifests
+                            .iter()
+                            .zip(&synthesis.absorbed)
+                            .filter(|(_, a)| !**a)
+                            .map(|(m, _)| Object {
+                                value: &m.value,
+                                from_yaml: m.from_yaml,
+                                file: &m.file,
+                            }),
+                    );
+                }
+                bundle_objects::check(&objects, &mut findings);
+            }
+            Optional::GoodPractices => {
+                let channels = annotation_channels(root);
+                good_practices::check(&synthesis.csv, &channels, csv_file, &mut findings);
+            }
+        }
+    }
+    findings
+}
+
+/// The channels and default channel of the annotations, for good-practices.
+fn annotation_channels(root: &Path) -> Vec<String> {
+    let Some(annotations) = csvless::annotations(root) else {
+        return Vec::new();
+    };
+    let get = |key: &str| {
+        annotations
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut channels: Vec<String> = get(format::CHANNELS_KEY)
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    channels.push(get(format::DEFAULT_CHANNEL_KEY));
+    channels
+}

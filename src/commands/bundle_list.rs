@@ -1,0 +1,33 @@
+//! `opm bundle list DIR|IMAGE` (also `opm alpha bundle list`): print the
+//! YAML stream of the objects OLM applies for the bundle.
+
+use crate::cli::bundle::BundleListArgs;
+use crate::encoding::json::go_quote;
+use crate::ExitStatus;
+use anyhow::bail;
+
+pub(super) fn run(
+    args: BundleListArgs,
+    global: &crate::cli::GlobalArgs,
+) -> anyhow::Result<ExitStatus> {
+    let BundleListArgs {
+        target,
+        image_builder,
+    } = args;
+    if !["none", "docker", "podman"].contains(&image_builder.as_str()) {
+        bail!(
+            "invalid --image-builder value {}: must be one of [none, docker, podman]",
+            go_quote(&image_builder)
+        );
+    }
+    let target = match target.as_slice() {
+        [one] if !one.is_empty() => one.clone(),
+        [_] | [] => bail!("a bundle directory or image is required: opm bundle list DIR|IMAGE"),
+        many => bail!("accepts 1 arg(s), received {}", many.len()),
+    };
+    let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
+    let (_, stream) = crate::action::bundle_list::list_bundle_dir(bundle.path())
+        .map_err(|e| anyhow::anyhow!("list bundle {}: {e}", go_quote(&target)))?;
+    crate::output::stdout(&stream)?;
+    Ok(ExitStatus::Success)
+}
