@@ -189,6 +189,32 @@ impl Batch {
         Ok(undo)
     }
 
+    /// Moves every staged file to its target like [`Batch::commit`], but
+    /// never replaces a file, not even one created after it was staged: the
+    /// first target in the way stops the commit (an `AlreadyExists` error),
+    /// and the files already moved and the directories the batch created
+    /// are removed again, so a failure leaves nothing behind. Each target
+    /// must be staged once.
+    pub fn commit_new(mut self) -> Result<(), StageError> {
+        let mut placed: Vec<PathBuf> = Vec::new();
+        for (temp, path) in std::mem::take(&mut self.staged) {
+            if let Err(e) = temp.persist_noclobber(&path) {
+                for done in placed.iter().rev() {
+                    let _ = std::fs::remove_file(done);
+                }
+                // Dropping `self` removes the created directories.
+                return Err(StageError {
+                    op: "rename",
+                    path,
+                    source: e.error,
+                });
+            }
+            placed.push(path);
+        }
+        self.created_dirs.clear();
+        Ok(())
+    }
+
     /// Moves every staged file to its target, in staging order (a later
     /// file for the same target wins).
     pub fn commit(mut self) -> Result<(), StageError> {
@@ -352,6 +378,33 @@ mod tests {
         }
         let names: Vec<_> = std::fs::read_dir(dir.path().join("a/b")).unwrap().collect();
         assert_eq!(names.len(), 1, "no temporary files left");
+    }
+
+    #[test]
+    fn commit_new_never_replaces_and_undoes_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = dir.path().join("new/a");
+        let second = dir.path().join("new/b");
+        let mut batch = Batch::new();
+        batch.stage(&first, b"one", 0o644).unwrap();
+        batch.stage(&second, b"two", 0o644).unwrap();
+        // Appears after staging, before the commit.
+        std::fs::write(&second, b"theirs").unwrap();
+        let error = batch.commit_new().unwrap_err();
+        assert_eq!(error.path, second);
+        assert_eq!(error.source.kind(), std::io::ErrorKind::AlreadyExists);
+        assert!(!first.exists(), "the files already moved are removed");
+        assert_eq!(std::fs::read(&second).unwrap(), b"theirs");
+        let names: Vec<_> = std::fs::read_dir(dir.path().join("new"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["b"], "no temporary files left");
+
+        let mut batch = Batch::new();
+        batch.stage(&first, b"one", 0o644).unwrap();
+        batch.commit_new().unwrap();
+        assert_eq!(std::fs::read(&first).unwrap(), b"one");
     }
 
     #[test]

@@ -6,6 +6,8 @@ mod util;
 mod bundle_build;
 
 mod bundle_generate;
+mod bundle_init;
+mod bundle_list;
 mod bundle_malformed;
 mod bundle_validate;
 mod cli;

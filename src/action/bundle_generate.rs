@@ -230,7 +230,8 @@ impl GenerateBundle {
         }
 
         progress("Building annotations.yaml");
-        let annotations = annotation_map(media_type, &package, &channels, &default_channel);
+        let annotations =
+            annotation_map(media_type.as_str(), &package, &channels, &default_channel);
         let annotations_text = annotations_yaml(&annotations);
 
         let mut batch = Batch::new();
@@ -286,7 +287,7 @@ impl GenerateBundle {
         progress("Building Dockerfile");
         let dockerfile = dockerfile_text(
             &self.base_image,
-            media_type,
+            media_type.as_str(),
             &package,
             &channels,
             &default_channel,
@@ -350,15 +351,16 @@ fn first_channel(channels: &str) -> &str {
 }
 
 /// The annotations upstream generates; the default channel only when there
-/// is one.
+/// is one. `media_type` is the label value (`generate` writes `plain`,
+/// `init` writes `plain+v0`).
 pub fn annotation_map(
-    media_type: MediaType,
+    media_type: &str,
     package: &str,
     channels: &str,
     default_channel: &str,
 ) -> BTreeMap<&'static str, String> {
     let mut map = BTreeMap::from([
-        (MEDIATYPE_LABEL, media_type.as_str().to_string()),
+        (MEDIATYPE_LABEL, media_type.to_string()),
         (MANIFESTS_LABEL, MANIFESTS_DIR.to_string()),
         (METADATA_LABEL, METADATA_DIR.to_string()),
         (PACKAGE_LABEL, package.to_string()),
@@ -388,7 +390,7 @@ pub fn annotations_yaml(annotations: &BTreeMap<&'static str, String>) -> String 
 /// blank line before `COPY` only comes with the default-channel label.
 pub fn dockerfile_text(
     base_image: &str,
-    media_type: MediaType,
+    media_type: &str,
     package: &str,
     channels: &str,
     default_channel: &str,
@@ -397,7 +399,7 @@ pub fn dockerfile_text(
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "FROM {base_image}\n");
-    let _ = writeln!(out, "LABEL {MEDIATYPE_LABEL}={}", media_type.as_str());
+    let _ = writeln!(out, "LABEL {MEDIATYPE_LABEL}={media_type}");
     let _ = writeln!(out, "LABEL {MANIFESTS_LABEL}={MANIFESTS_DIR}");
     let _ = writeln!(out, "LABEL {METADATA_LABEL}={METADATA_DIR}");
     let _ = writeln!(out, "LABEL {PACKAGE_LABEL}={package}");
@@ -967,7 +969,7 @@ fn existing_mode(path: &Path) -> Option<u32> {
         .map(|m| permission_bits(&m))
 }
 
-fn permission_bits(metadata: &std::fs::Metadata) -> u32 {
+pub(crate) fn permission_bits(metadata: &std::fs::Metadata) -> u32 {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
@@ -1055,7 +1057,7 @@ mod tests {
 
     fn yaml(package: &str, channels: &str, default_channel: &str) -> String {
         annotations_yaml(&annotation_map(
-            MediaType::RegistryV1,
+            MediaType::RegistryV1.as_str(),
             package,
             channels,
             default_channel,
@@ -1133,7 +1135,7 @@ mod tests {
     fn dockerfile_with_and_without_default() {
         let with = dockerfile_text(
             "scratch",
-            MediaType::RegistryV1,
+            MediaType::RegistryV1.as_str(),
             "test-operator",
             "stable,beta",
             "stable",
@@ -1157,7 +1159,7 @@ COPY metadata /metadata/
         );
         let without = dockerfile_text(
             "registry.example.com/base:1",
-            MediaType::Plain,
+            MediaType::Plain.as_str(),
             "p",
             "a",
             "",
@@ -1266,7 +1268,7 @@ COPY ../metadata /metadata/
 
     #[test]
     fn existing_annotations_check() {
-        let expected = annotation_map(MediaType::RegistryV1, "p", "a,b", "a");
+        let expected = annotation_map(MediaType::RegistryV1.as_str(), "p", "a,b", "a");
         let matching = yaml("p", "a,b", "a");
         check_existing_annotations(matching.as_bytes(), &expected).unwrap();
         // Extra keys and a second document are ignored.
@@ -1286,14 +1288,14 @@ COPY ../metadata /metadata/
         assert_eq!(
             message(
                 "annotations:\n  x: y\n",
-                &annotation_map(MediaType::Plain, "p", "a", "")
+                &annotation_map(MediaType::Plain.as_str(), "p", "a", "")
             ),
             format!(
                 "[Missing field: {CHANNELS_LABEL}, Missing field: {MANIFESTS_LABEL}, Missing field: {MEDIATYPE_LABEL}, Missing field: {METADATA_LABEL}, Missing field: {PACKAGE_LABEL}]"
             )
         );
         // Any scalar is read as its text, null as "".
-        let scalars = annotation_map(MediaType::Plain, "1.0", "yes", "");
+        let scalars = annotation_map(MediaType::Plain.as_str(), "1.0", "yes", "");
         let text = format!(
             "annotations:\n  {PACKAGE_LABEL}: 1.0\n  {CHANNELS_LABEL}: yes\n  {MEDIATYPE_LABEL}: plain\n  {MANIFESTS_LABEL}: manifests/\n  {METADATA_LABEL}: metadata/\n  other: ~\n"
         );

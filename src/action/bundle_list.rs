@@ -19,8 +19,72 @@ pub enum ListError {
     Invalid(String),
 }
 
+/// A listed bundle.
+#[derive(Debug)]
+pub struct Listing {
+    pub media_type: MediaType,
+    /// The YAML stream.
+    pub stream: Vec<u8>,
+    /// What was repaired on the way (for the user to fix in the bundle).
+    pub warnings: Vec<String>,
+}
+
+/// The apiVersion of kinds a registry+v1 bundle may ship whose API is the
+/// same on every current Kubernetes, for objects that leave it out (upstream
+/// accepts them; kubectl does not).
+const KNOWN_API_VERSIONS: &[(&str, &str)] = &[
+    ("ClusterRole", "rbac.authorization.k8s.io/v1"),
+    ("ClusterRoleBinding", "rbac.authorization.k8s.io/v1"),
+    ("ConfigMap", "v1"),
+    ("ConsoleCLIDownload", "console.openshift.io/v1"),
+    ("ConsoleLink", "console.openshift.io/v1"),
+    ("ConsoleQuickStart", "console.openshift.io/v1"),
+    ("ConsoleYAMLSample", "console.openshift.io/v1"),
+    ("NetworkPolicy", "networking.k8s.io/v1"),
+    ("PodDisruptionBudget", "policy/v1"),
+    ("PriorityClass", "scheduling.k8s.io/v1"),
+    ("Role", "rbac.authorization.k8s.io/v1"),
+    ("RoleBinding", "rbac.authorization.k8s.io/v1"),
+    ("Secret", "v1"),
+    ("Service", "v1"),
+    ("ServiceAccount", "v1"),
+];
+
+/// Gives an object without `apiVersion` the one its kind always has; an
+/// object of another kind cannot be applied and is an error.
+fn complete_api_version(object: &mut Value, warnings: &mut Vec<String>) -> Result<(), ListError> {
+    if object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .is_some_and(|v| !v.is_empty())
+    {
+        return Ok(());
+    }
+    let kind = object["kind"].as_str().unwrap_or_default().to_string();
+    let name = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let Some((_, api_version)) = KNOWN_API_VERSIONS.iter().find(|(k, _)| *k == kind) else {
+        return Err(ListError::Invalid(format!(
+            "{kind} {name:?} has no apiVersion: kubectl cannot apply it"
+        )));
+    };
+    warnings.push(format!(
+        "{kind} {name:?} has no apiVersion; listed with {api_version}"
+    ));
+    if let Value::Object(map) = object {
+        map.insert(
+            "apiVersion".into(),
+            Value::String((*api_version).to_string()),
+        );
+    }
+    Ok(())
+}
+
 /// The media type of the bundle at `dir` and the YAML stream of its objects.
-pub fn list_bundle_dir(dir: &Path) -> Result<(MediaType, Vec<u8>), ListError> {
+pub fn list_bundle_dir(dir: &Path) -> Result<Listing, ListError> {
     let media_type = csvless::resolve_media_type(dir);
     // The writer orders keys as go-yaml does (sorted).
     let objects: Vec<Value> = match media_type {
@@ -53,10 +117,16 @@ pub fn list_bundle_dir(dir: &Path) -> Result<(MediaType, Vec<u8>), ListError> {
             ))
         }
     };
-    let mut out = Vec::new();
-    for object in &objects {
-        out.extend_from_slice(b"---\n");
-        crate::encoding::yaml_write::write_document(object, &mut out);
+    let mut warnings = Vec::new();
+    let mut stream = Vec::new();
+    for mut object in objects {
+        complete_api_version(&mut object, &mut warnings)?;
+        stream.extend_from_slice(b"---\n");
+        crate::encoding::yaml_write::write_document(&object, &mut stream);
     }
-    Ok((media_type, out))
+    Ok(Listing {
+        media_type,
+        stream,
+        warnings,
+    })
 }

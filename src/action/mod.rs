@@ -3,6 +3,7 @@
 
 pub mod bundle_build;
 pub mod bundle_generate;
+pub mod bundle_init;
 pub mod bundle_list;
 pub mod bundle_unpack;
 pub mod dockerfile;

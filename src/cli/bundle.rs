@@ -29,6 +29,9 @@ pub enum BundleCommand {
     /// List the objects OLM applies for a bundle, as a YAML stream
     #[command(long_about = LIST_LONG)]
     List(BundleListArgs),
+    /// Initialize a bundle in the current directory
+    #[command(long_about = INIT_LONG)]
+    Init(BundleInitArgs),
 }
 
 const LIST_LONG: &str = "The \"opm bundle list\" command prints the Kubernetes objects OLM applies
@@ -77,6 +80,54 @@ rules, object metadata) and, on request, optional validators.
 
 $ opm bundle validate ./my-operator/0.1.0/
 $ opm bundle validate --tag quay.io/test/test-operator:latest";
+
+const INIT_LONG: &str = "The \"opm bundle init\" command initializes the current directory as a
+bundle: manifests/ and metadata/ (annotations.yaml, and dependencies.yaml or
+bundle.yaml as the media type needs), plus a Dockerfile with -d.
+
+SRC is a directory whose .yaml, .yml and .json files are copied into
+manifests/, or - to read a YAML/JSON stream from stdin (one file per object).
+When SRC holds no manifests, default resources are generated: a
+ClusterServiceVersion for registry+v1, a Deployment otherwise. Without
+--mediatype, the media type is inferred from the manifests: a
+ClusterServiceVersion means registry+v1, else a Deployment means registry+v2,
+else plain+v0. Existing files are never overwritten: if any file would be
+replaced, or manifests/ or metadata/ is not empty, nothing is written.
+
+Initialize defaults for registry+v1 in the current empty directory:
+$ opm bundle init --mediatype registry+v1 .
+
+Initialize defaults for registry+v2 in the current empty directory, with a Dockerfile:
+$ opm bundle init --mediatype registry+v2 -d .
+
+Fail to detect the media type in an empty directory:
+$ opm bundle init .
+Error: unable to infer mediatype when no manifests are present
+
+Infer the media type (registry+v2) from the manifests in kiali-csvless/:
+$ opm bundle init kiali-csvless";
+
+#[derive(Debug, Args)]
+pub struct BundleInitArgs {
+    /// A directory of manifests (YAML/JSON streams) to include, or - to read them from stdin
+    #[arg(value_name = "SRC")]
+    pub src: Vec<String>,
+    /// The media type of the bundle. One of: [registry+v1, registry+v2, plain+v0] (default: inferred from the manifests)
+    #[arg(short = 'm', long)]
+    pub mediatype: Option<String>,
+    /// Also write a Dockerfile that builds the bundle image
+    #[arg(short = 'd', long)]
+    pub generate_dockerfile: bool,
+    /// The name of the package that bundle image belongs to (default: the current directory's name as a DNS-1123 label)
+    #[arg(short = 'p', long)]
+    pub package: Option<String>,
+    /// The list of channels that bundle image belongs to (default: alpha)
+    #[arg(short = 'c', long)]
+    pub channels: Option<String>,
+    /// The default channel for the bundle image (default: the first channel)
+    #[arg(short = 'e', long = "default")]
+    pub default_channel: Option<String>,
+}
 
 #[derive(Debug, Args)]
 pub struct BundleGenerateArgs {

@@ -16,5 +16,6 @@ pub(super) fn run(
         BundleCommand::Validate(args) => super::bundle_validate::run(args, global),
         BundleCommand::Unpack(args) => super::bundle_unpack::run(args, global),
         BundleCommand::List(args) => super::bundle_list::run(args, global),
+        BundleCommand::Init(args) => super::bundle_init::run(args),
     }
 }

@@ -26,8 +26,11 @@ pub(super) fn run(
         many => bail!("accepts 1 arg(s), received {}", many.len()),
     };
     let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
-    let (_, stream) = crate::action::bundle_list::list_bundle_dir(bundle.path())
+    let listing = crate::action::bundle_list::list_bundle_dir(bundle.path())
         .map_err(|e| anyhow::anyhow!("list bundle {}: {e}", go_quote(&target)))?;
-    crate::output::stdout(&stream)?;
+    for warning in &listing.warnings {
+        crate::output::warning(warning);
+    }
+    crate::output::stdout(&listing.stream)?;
     Ok(ExitStatus::Success)
 }

@@ -4,6 +4,7 @@
 mod bundle;
 mod bundle_build;
 mod bundle_generate;
+mod bundle_init;
 mod bundle_list;
 mod bundle_unpack;
 mod bundle_validate;

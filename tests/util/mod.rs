@@ -4,12 +4,15 @@
 pub mod registry;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 pub struct Test {
     dir: tempfile::TempDir,
     args: Vec<String>,
     env: Vec<(String, String)>,
+    /// Where `opm` runs, relative to the temporary directory.
+    cwd: Option<String>,
+    stdin: Option<Vec<u8>>,
 }
 
 pub struct Output {
@@ -27,6 +30,8 @@ impl Test {
             dir: tempfile::tempdir().expect("temporary directory"),
             args: Vec::new(),
             env: Vec::new(),
+            cwd: None,
+            stdin: None,
         }
     }
 
@@ -68,13 +73,45 @@ impl Test {
         self
     }
 
+    /// Runs `opm` in `relative` (created if missing) instead of the
+    /// temporary directory itself; paths of the [`Output`] stay relative to
+    /// the temporary directory.
+    pub fn cwd(mut self, relative: &str) -> Test {
+        std::fs::create_dir_all(self.dir.path().join(relative)).expect("create cwd");
+        self.cwd = Some(relative.to_string());
+        self
+    }
+
+    /// Feeds `bytes` to `opm` on stdin (otherwise stdin is empty).
+    pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Test {
+        self.stdin = Some(bytes.as_ref().to_vec());
+        self
+    }
+
     pub fn run(self) -> Output {
-        let output = Command::new(env!("CARGO_BIN_EXE_opm"))
+        use std::io::Write as _;
+        let cwd = match &self.cwd {
+            Some(relative) => self.dir.path().join(relative),
+            None => self.dir.path().to_path_buf(),
+        };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_opm"))
             .args(&self.args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .current_dir(self.dir.path())
-            .output()
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
             .expect("run opm");
+        let mut input = child.stdin.take().expect("stdin");
+        let bytes = self.stdin.clone().unwrap_or_default();
+        // Written from a thread so a large input cannot deadlock with the
+        // output pipes; opm may exit without reading it.
+        let writer = std::thread::spawn(move || {
+            let _ = input.write_all(&bytes);
+        });
+        let output = child.wait_with_output().expect("wait for opm");
+        writer.join().expect("stdin writer");
         Output {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),

@@ -1,0 +1,1247 @@
+//! `opm bundle init` (also `opm alpha bundle init`): initialises a directory
+//! as a bundle (bundle.md §10.3, the CSV-less bundles seed): `manifests/`
+//! from a source directory, from a YAML/JSON stream, or default resources;
+//! `metadata/` with the annotations and what the media type needs; a
+//! `Dockerfile` on request. Never replaces anything: every file is staged
+//! first and put in place only when none of them exists. Nothing is printed
+//! here: warnings go to the caller's callback, the written files are returned.
+
+use crate::action::bundle_generate::{
+    annotation_map, annotations_yaml, dockerfile_text, permission_bits,
+};
+use crate::bundle::mediatype::MediaType;
+use crate::declcfg::load::io_message;
+use crate::encoding::json::{go_quote, type_name};
+use crate::encoding::stream::{decode_documents, Document};
+use crate::encoding::yaml_write::write_document;
+use crate::fsutil::{new_file_mode, Batch, StageError};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+const MANIFESTS_DIR: &str = "manifests";
+const METADATA_DIR: &str = "metadata";
+const DOCKERFILE: &str = "Dockerfile";
+/// The `FROM` image of the generated Dockerfile.
+const BASE_IMAGE: &str = "scratch";
+const DEFAULT_CHANNEL: &str = "alpha";
+/// The package name when the directory name leaves nothing usable.
+const FALLBACK_PACKAGE: &str = "operator";
+/// The version of every generated resource.
+const VERSION: &str = "0.0.1";
+/// Permission bits of generated files (before the umask), as `generate`.
+const FILE_MODE: u32 = 0o644;
+/// DNS-1123 label length limit.
+const MAX_LABEL_LEN: usize = 63;
+/// How the stream source is named in messages.
+const STREAM_NAME: &str = "<stdin>";
+/// The media types `init` writes, in the order messages list them.
+const MEDIA_TYPES: &str = "[registry+v1, registry+v2, plain+v0]";
+
+const CSV_KIND: &str = "ClusterServiceVersion";
+const DEPLOYMENT_KIND: &str = "Deployment";
+const CRD_KIND: &str = "CustomResourceDefinition";
+
+/// Where the manifests come from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Nothing: default resources are generated.
+    None,
+    /// A directory (relative to the working directory unless absolute)
+    /// whose manifest files are copied into `manifests/` byte for byte.
+    Directory(PathBuf),
+    /// A YAML/JSON stream (stdin): each object gets its own file.
+    Stream(Vec<u8>),
+}
+
+/// What to initialise. Empty strings mean "not given".
+#[derive(Debug, Clone)]
+pub struct InitBundle {
+    pub source: Source,
+    /// `None`: inferred from the manifests.
+    pub media_type: Option<MediaType>,
+    pub generate_dockerfile: bool,
+    /// Default: the working directory's name as a DNS-1123 label.
+    pub package: String,
+    /// Comma-separated, written verbatim. Default: `alpha`.
+    pub channels: String,
+    /// Default: the first channel (decisions.md §4).
+    pub default_channel: String,
+    /// The absolute directory initialised as a bundle.
+    pub working_dir: PathBuf,
+}
+
+/// What was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitializedBundle {
+    pub media_type: MediaType,
+    pub package: String,
+    pub channels: String,
+    pub default_channel: String,
+    /// The files written, relative to the working directory (with `/`), in
+    /// write order.
+    pub written: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error("invalid --mediatype value {}: must be one of {MEDIA_TYPES}", go_quote(.value))]
+    UnknownMediaType { value: String },
+    #[error("source directory {} does not exist", go_quote(.path))]
+    SourceNotFound { path: String },
+    #[error("source {} is not a directory (give a directory of manifests, or - to read them from stdin)", go_quote(.path))]
+    SourceNotDirectory { path: String },
+    #[error("{op} {path}: {}", io_message(.error))]
+    Read {
+        op: &'static str,
+        path: String,
+        error: std::io::Error,
+    },
+    /// A manifest document that is not a Kubernetes object.
+    #[error("{path}, document {}: {message}", .document + 1)]
+    Document {
+        path: String,
+        /// 0-based.
+        document: usize,
+        message: String,
+    },
+    #[error("unable to infer mediatype when no manifests are present")]
+    NoManifests,
+    #[error("mediatype registry+v1 needs a ClusterServiceVersion in the manifests, but there is none; use -m registry+v2 for a bundle without one")]
+    MissingCsv,
+    #[error("mediatype registry+v2 does not allow a ClusterServiceVersion ({location}); use -m registry+v1 for a bundle with one")]
+    UnexpectedCsv { location: String },
+    #[error("mediatype registry+v2 needs at least one Deployment in the manifests, but there is none; use -m plain+v0 for plain manifests")]
+    MissingDeployment,
+    #[error("{path} already exists; opm bundle init never overwrites")]
+    Exists { path: String },
+    #[error("{path} already exists and is not empty; opm bundle init never overwrites")]
+    NotEmpty { path: String },
+    #[error("{op} {}: {}", .path.display(), io_message(.error))]
+    Write {
+        op: &'static str,
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl From<StageError> for InitError {
+    fn from(error: StageError) -> InitError {
+        InitError::Write {
+            op: error.op,
+            path: error.path,
+            error: error.source,
+        }
+    }
+}
+
+/// Reads a `-m/--mediatype` value; `plain` is `plain+v0`.
+pub fn parse_media_type(value: &str) -> Result<MediaType, InitError> {
+    match value {
+        "registry+v1" => Ok(MediaType::RegistryV1),
+        "registry+v2" => Ok(MediaType::RegistryV2),
+        "plain+v0" | "plain" => Ok(MediaType::Plain),
+        _ => Err(InitError::UnknownMediaType {
+            value: value.to_string(),
+        }),
+    }
+}
+
+/// The annotation value `init` writes (`plain+v0`, where `generate` keeps
+/// upstream's `plain`).
+pub fn media_type_label(media_type: MediaType) -> &'static str {
+    match media_type {
+        MediaType::Plain => "plain+v0",
+        other => other.as_str(),
+    }
+}
+
+/// One file to write: its path relative to the working directory.
+#[derive(Debug, Clone)]
+struct Planned {
+    path: PathBuf,
+    contents: Vec<u8>,
+    mode: u32,
+}
+
+/// A relative path for messages, with `/`.
+fn shown(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// One file for `manifests/`.
+#[derive(Debug, Clone)]
+struct ManifestFile {
+    name: OsString,
+    contents: Vec<u8>,
+    mode: u32,
+}
+
+/// One Kubernetes object of the manifests, with where it came from
+/// (`dir/file.yaml, document 2`).
+#[derive(Debug, Clone)]
+struct Object {
+    value: Value,
+    location: String,
+}
+
+impl Object {
+    fn kind(&self) -> &str {
+        self.value
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+}
+
+impl InitBundle {
+    /// Reads the source, decides the media type and the names, checks that
+    /// nothing would be replaced, then writes every file at once. On error
+    /// nothing is written.
+    pub fn run(&self, warn: &mut dyn FnMut(&str)) -> Result<InitializedBundle, InitError> {
+        let (mut manifests, objects) = match &self.source {
+            Source::None => (Vec::new(), Vec::new()),
+            Source::Directory(dir) => read_directory(&self.working_dir, dir, warn)?,
+            Source::Stream(bytes) => read_stream(bytes)?,
+        };
+        let media_type = choose_media_type(self.media_type, &objects)?;
+        let package = if self.package.is_empty() {
+            package_from_dir(&self.working_dir)
+        } else {
+            self.package.clone()
+        };
+        let channels = if self.channels.is_empty() {
+            DEFAULT_CHANNEL.to_string()
+        } else {
+            self.channels.clone()
+        };
+        let default_channel = if self.default_channel.is_empty() {
+            channels.split(',').next().unwrap_or_default().to_string()
+        } else {
+            self.default_channel.clone()
+        };
+        let label = media_type_label(media_type);
+
+        if manifests.is_empty() {
+            let (name, value) = match media_type {
+                MediaType::RegistryV1 => ("csv.yaml", default_csv(&package)),
+                _ => ("deployment.yaml", default_deployment(&package)),
+            };
+            manifests.push(ManifestFile {
+                name: OsString::from(name),
+                contents: yaml(&value).into_bytes(),
+                mode: new_file_mode(FILE_MODE),
+            });
+        }
+        let mut files: Vec<Planned> = manifests
+            .into_iter()
+            .map(|file| Planned {
+                path: Path::new(MANIFESTS_DIR).join(file.name),
+                contents: file.contents,
+                mode: file.mode,
+            })
+            .collect();
+        let generated = |name: &str, text: String| Planned {
+            path: Path::new(METADATA_DIR).join(name),
+            contents: text.into_bytes(),
+            mode: new_file_mode(FILE_MODE),
+        };
+        let annotations = annotation_map(label, &package, &channels, &default_channel);
+        files.push(generated(
+            "annotations.yaml",
+            annotations_yaml(&annotations),
+        ));
+        if media_type != MediaType::RegistryV1 {
+            files.push(generated(
+                "bundle.yaml",
+                bundle_yaml(media_type, &package, &objects),
+            ));
+        }
+        if media_type != MediaType::Plain {
+            files.push(generated(
+                "dependencies.yaml",
+                "dependencies: []\n".to_string(),
+            ));
+        }
+        if self.generate_dockerfile {
+            let text = dockerfile_text(
+                BASE_IMAGE,
+                label,
+                &package,
+                &channels,
+                &default_channel,
+                MANIFESTS_DIR,
+                METADATA_DIR,
+            );
+            files.push(Planned {
+                path: PathBuf::from(DOCKERFILE),
+                contents: text.into_bytes(),
+                mode: new_file_mode(FILE_MODE),
+            });
+        }
+
+        let targets: Vec<&Path> = files.iter().map(|file| file.path.as_path()).collect();
+        check_targets(&self.working_dir, &targets)?;
+        let mut batch = Batch::new();
+        for file in &files {
+            batch.stage(
+                &self.working_dir.join(&file.path),
+                &file.contents,
+                file.mode,
+            )?;
+        }
+        batch.commit_new().map_err(|error| {
+            if error.source.kind() == std::io::ErrorKind::AlreadyExists {
+                let path = error
+                    .path
+                    .strip_prefix(&self.working_dir)
+                    .map_or_else(|_| error.path.clone(), Path::to_path_buf);
+                InitError::Exists { path: shown(&path) }
+            } else {
+                InitError::from(error)
+            }
+        })?;
+        Ok(InitializedBundle {
+            media_type,
+            package,
+            channels,
+            default_channel,
+            written: files.iter().map(|file| shown(&file.path)).collect(),
+        })
+    }
+}
+
+/// The manifest files directly inside `dir` (sorted by name; hidden files
+/// and directories ignored, other files skipped with a warning) and their
+/// objects. A file without any object is skipped too, so that "no
+/// manifests" always means "no objects".
+fn read_directory(
+    working_dir: &Path,
+    dir: &Path,
+    warn: &mut dyn FnMut(&str),
+) -> Result<(Vec<ManifestFile>, Vec<Object>), InitError> {
+    let dir_name = dir.display().to_string();
+    let absolute = working_dir.join(dir);
+    match std::fs::metadata(&absolute) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return Err(InitError::SourceNotDirectory { path: dir_name }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(InitError::SourceNotFound { path: dir_name })
+        }
+        Err(error) => {
+            return Err(InitError::Read {
+                op: "stat",
+                path: dir_name,
+                error,
+            })
+        }
+    }
+    let read_error = |op, path: &Path, error| InitError::Read {
+        op,
+        path: path.display().to_string(),
+        error,
+    };
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&absolute).map_err(|e| read_error("open", dir, e))? {
+        let entry = entry.map_err(|e| read_error("read", dir, e))?;
+        names.push(entry.file_name());
+    }
+    names.sort();
+
+    let mut manifests = Vec::new();
+    let mut objects = Vec::new();
+    for name in names {
+        let text_name = name.to_string_lossy();
+        if text_name.starts_with('.') {
+            continue;
+        }
+        let path = dir.join(&name);
+        let file_name = path.display().to_string();
+        let metadata = match std::fs::metadata(absolute.join(&name)) {
+            Ok(metadata) if metadata.is_dir() => continue,
+            Ok(metadata) if metadata.is_file() => metadata,
+            Ok(_) | Err(_) => {
+                warn(&format!("skipping {file_name}: not a regular file"));
+                continue;
+            }
+        };
+        if ![".yaml", ".yml", ".json"]
+            .iter()
+            .any(|ext| text_name.ends_with(ext))
+        {
+            warn(&format!(
+                "skipping {file_name}: not a .yaml, .yml or .json file"
+            ));
+            continue;
+        }
+        let contents =
+            std::fs::read(absolute.join(&name)).map_err(|e| read_error("open", &path, e))?;
+        let found = decode_objects(&contents, &file_name)?;
+        if found.is_empty() {
+            warn(&format!("skipping {file_name}: it holds no objects"));
+            continue;
+        }
+        objects.extend(found);
+        manifests.push(ManifestFile {
+            name,
+            contents,
+            mode: permission_bits(&metadata),
+        });
+    }
+    Ok((manifests, objects))
+}
+
+/// One file per object of the stream, named after the object and written
+/// with the crate's YAML writer.
+fn read_stream(bytes: &[u8]) -> Result<(Vec<ManifestFile>, Vec<Object>), InitError> {
+    let objects = decode_objects(bytes, STREAM_NAME)?;
+    let values: Vec<&Value> = objects.iter().map(|o| &o.value).collect();
+    let manifests = stream_file_names(&values)
+        .into_iter()
+        .zip(&objects)
+        .map(|(name, object)| ManifestFile {
+            name: OsString::from(name),
+            contents: yaml(&object.value).into_bytes(),
+            mode: new_file_mode(FILE_MODE),
+        })
+        .collect();
+    Ok((manifests, objects))
+}
+
+/// The objects of a YAML/JSON stream. Empty documents are skipped; every
+/// other document must be an object with a non-empty string `apiVersion`
+/// and `kind`.
+fn decode_objects(bytes: &[u8], file_name: &str) -> Result<Vec<Object>, InitError> {
+    let failure = |document: usize, message: String| InitError::Document {
+        path: file_name.to_string(),
+        document,
+        message,
+    };
+    let documents = decode_documents(bytes).map_err(|e| failure(e.index, e.kind.to_string()))?;
+    let mut objects = Vec::new();
+    for (index, document) in documents.into_iter().enumerate() {
+        let value = match document {
+            Document::Yaml(value) => value,
+            Document::Json(text) => {
+                serde_json::from_str::<Value>(text).map_err(|e| failure(index, e.to_string()))?
+            }
+        };
+        match &value {
+            Value::Null => continue,
+            Value::Object(_) => {}
+            other => {
+                return Err(failure(
+                    index,
+                    format!("expected an object, found {}", type_name(other)),
+                ))
+            }
+        }
+        for field in ["apiVersion", "kind"] {
+            match value.get(field) {
+                Some(Value::String(s)) if !s.is_empty() => {}
+                Some(Value::String(_)) | None => {
+                    return Err(failure(index, format!("object has no {}", go_quote(field))))
+                }
+                Some(other) => {
+                    return Err(failure(
+                        index,
+                        format!(
+                            "{} must be a string, found {}",
+                            go_quote(field),
+                            type_name(other)
+                        ),
+                    ))
+                }
+            }
+        }
+        objects.push(Object {
+            value,
+            location: format!("{file_name}, document {}", index + 1),
+        });
+    }
+    Ok(objects)
+}
+
+/// The requested media type checked against the manifests, or the one they
+/// imply: a CSV means registry+v1, else a Deployment registry+v2, else any
+/// object plain+v0. Without objects any requested type is fine (default
+/// resources are generated).
+fn choose_media_type(
+    requested: Option<MediaType>,
+    objects: &[Object],
+) -> Result<MediaType, InitError> {
+    let csv = objects.iter().find(|o| o.kind() == CSV_KIND);
+    let has_deployment = objects.iter().any(|o| o.kind() == DEPLOYMENT_KIND);
+    let Some(requested) = requested else {
+        return if csv.is_some() {
+            Ok(MediaType::RegistryV1)
+        } else if has_deployment {
+            Ok(MediaType::RegistryV2)
+        } else if objects.is_empty() {
+            Err(InitError::NoManifests)
+        } else {
+            Ok(MediaType::Plain)
+        };
+    };
+    if objects.is_empty() {
+        return match requested {
+            MediaType::Helm => Err(InitError::UnknownMediaType {
+                value: requested.as_str().to_string(),
+            }),
+            other => Ok(other),
+        };
+    }
+    match requested {
+        MediaType::RegistryV1 if csv.is_none() => Err(InitError::MissingCsv),
+        MediaType::RegistryV2 => match csv {
+            Some(csv) => Err(InitError::UnexpectedCsv {
+                location: csv.location.clone(),
+            }),
+            None if !has_deployment => Err(InitError::MissingDeployment),
+            None => Ok(MediaType::RegistryV2),
+        },
+        MediaType::Helm => Err(InitError::UnknownMediaType {
+            value: requested.as_str().to_string(),
+        }),
+        other => Ok(other),
+    }
+}
+
+/// The package name for a bundle in `dir`: its base name as a DNS-1123 label.
+fn package_from_dir(dir: &Path) -> String {
+    dns_label(&dir.file_name().unwrap_or_default().to_string_lossy())
+}
+
+/// `name` as a DNS-1123 label: lower case, each run of other characters
+/// than `[a-z0-9-]` turned into one `-`, no `-` at either end, at most 63
+/// characters; `operator` when nothing is left.
+fn dns_label(name: &str) -> String {
+    let mut label = String::new();
+    let mut in_run = false;
+    for c in name.chars().map(|c| c.to_ascii_lowercase()) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' {
+            label.push(c);
+            in_run = false;
+        } else if !in_run {
+            label.push('-');
+            in_run = true;
+        }
+    }
+    let trimmed = label.trim_matches('-');
+    let cut = &trimmed[..trimmed.len().min(MAX_LABEL_LEN)];
+    let cut = cut.trim_end_matches('-');
+    if cut.is_empty() {
+        FALLBACK_PACKAGE.to_string()
+    } else {
+        cut.to_string()
+    }
+}
+
+/// File names for the objects of a stream: `<metadata.name>.<kind>.yaml`
+/// (kind in lower case; characters outside `[A-Za-z0-9._-]` replaced by
+/// `_`, a leading `.` too so that no file is hidden; `object` without a
+/// name), with `-2`, `-3`, … before `.yaml` for repeated names.
+fn stream_file_names(objects: &[&Value]) -> Vec<String> {
+    let mut used = BTreeSet::new();
+    objects
+        .iter()
+        .map(|object| {
+            let name = object
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .unwrap_or("object");
+            let kind = object
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_lowercase();
+            let mut base = file_safe(&format!("{name}.{kind}"));
+            if base.starts_with('.') {
+                base.replace_range(..1, "_");
+            }
+            let mut candidate = format!("{base}.yaml");
+            let mut n = 2;
+            while used.contains(&candidate) {
+                candidate = format!("{base}-{n}.yaml");
+                n += 1;
+            }
+            used.insert(candidate.clone());
+            candidate
+        })
+        .collect()
+}
+
+fn file_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// One YAML document, as the crate writes YAML (go-yaml v2 style, keys
+/// sorted).
+fn yaml(value: &Value) -> String {
+    let mut out = Vec::new();
+    write_document(value, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `metadata/bundle.yaml`: `name` and `version`, and for registry+v2 also
+/// `displayName` and one `apis` entry per CRD. Keys in the seed's order
+/// (each written as its own one-key mapping, then joined).
+fn bundle_yaml(media_type: MediaType, package: &str, objects: &[Object]) -> String {
+    let mut fields = vec![
+        ("name", json!(format!("{package}.v{VERSION}"))),
+        ("version", json!(VERSION)),
+    ];
+    if media_type == MediaType::RegistryV2 {
+        fields.push(("displayName", json!(package)));
+        let apis = provided_apis(objects);
+        if !apis.is_empty() {
+            fields.push(("apis", Value::Array(apis)));
+        }
+    }
+    fields
+        .into_iter()
+        .map(|(key, value)| yaml(&json!({ key: value })))
+        .collect()
+}
+
+/// `{apiVersion: <group>/<version>, kind, displayName}` for each CRD, in
+/// manifest order: its storage version, else its first version, else (a
+/// v1beta1 CRD) `spec.version`. A CRD without a kind or version is left out.
+fn provided_apis(objects: &[Object]) -> Vec<Value> {
+    objects
+        .iter()
+        .filter(|o| o.kind() == CRD_KIND)
+        .filter_map(|crd| {
+            let spec = crd.value.get("spec")?;
+            let text = |v: Option<&Value>| {
+                v.and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+            };
+            let kind = text(spec.pointer("/names/kind"))?;
+            let versions = spec
+                .get("versions")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            let storage = versions
+                .iter()
+                .find(|v| v.get("storage").and_then(Value::as_bool) == Some(true));
+            let version = text(storage.and_then(|v| v.get("name")))
+                .or_else(|| text(versions.first().and_then(|v| v.get("name"))))
+                .or_else(|| text(spec.get("version")))?;
+            let api_version = match text(spec.get("group")) {
+                Some(group) => format!("{group}/{version}"),
+                None => version,
+            };
+            Some(json!({
+                "apiVersion": api_version,
+                "kind": kind,
+                "displayName": kind,
+            }))
+        })
+        .collect()
+}
+
+/// The spec of the default Deployment (also embedded in the default CSV).
+fn default_deployment_spec(package: &str) -> Value {
+    json!({
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": package}},
+        "template": {
+            "metadata": {"labels": {"app": package}},
+            "spec": {
+                "containers": [{
+                    "name": "manager",
+                    "image": format!("quay.io/example/{package}:v{VERSION}"),
+                }],
+            },
+        },
+    })
+}
+
+/// `manifests/deployment.yaml` when there are no manifests.
+fn default_deployment(package: &str) -> Value {
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": DEPLOYMENT_KIND,
+        "metadata": {"name": package},
+        "spec": default_deployment_spec(package),
+    })
+}
+
+/// `manifests/csv.yaml` when there are no manifests: a CSV that passes
+/// `opm bundle validate`.
+fn default_csv(package: &str) -> Value {
+    let install_mode = |mode: &str, supported: bool| json!({"type": mode, "supported": supported});
+    json!({
+        "apiVersion": "operators.coreos.com/v1alpha1",
+        "kind": CSV_KIND,
+        "metadata": {"name": format!("{package}.v{VERSION}")},
+        "spec": {
+            "displayName": package,
+            "description": format!("The {package} operator."),
+            "version": VERSION,
+            "provider": {"name": "Example"},
+            "maintainers": [{"name": "Example Maintainers", "email": "maintainers@example.com"}],
+            "installModes": [
+                install_mode("OwnNamespace", true),
+                install_mode("SingleNamespace", true),
+                install_mode("MultiNamespace", false),
+                install_mode("AllNamespaces", true),
+            ],
+            "install": {
+                "strategy": "deployment",
+                "spec": {
+                    "deployments": [{
+                        "name": package,
+                        "spec": default_deployment_spec(package),
+                    }],
+                },
+            },
+        },
+    })
+}
+
+/// Fails on the first target (in write order) that exists, or whose
+/// top-level directory (`manifests/`, `metadata/`) exists and is not empty
+/// or is not a directory.
+fn check_targets(working_dir: &Path, targets: &[&Path]) -> Result<(), InitError> {
+    let mut checked_dirs = BTreeSet::new();
+    for target in targets {
+        if working_dir.join(target).symlink_metadata().is_ok() {
+            return Err(InitError::Exists {
+                path: shown(target),
+            });
+        }
+        let mut components = target.components();
+        let (Some(top), Some(_)) = (components.next(), components.next()) else {
+            continue;
+        };
+        let top = Path::new(top.as_os_str());
+        if !checked_dirs.insert(top) {
+            continue;
+        }
+        let dir = working_dir.join(top);
+        let in_the_way = || InitError::Exists { path: shown(top) };
+        match std::fs::metadata(&dir) {
+            // A dangling symlink is in the way too.
+            Err(_) if dir.symlink_metadata().is_ok() => return Err(in_the_way()),
+            Err(_) => {}
+            Ok(meta) if !meta.is_dir() => return Err(in_the_way()),
+            Ok(_) => {
+                let mut entries = std::fs::read_dir(&dir).map_err(|error| InitError::Read {
+                    op: "open",
+                    path: shown(top),
+                    error,
+                })?;
+                if entries.next().is_some() {
+                    return Err(InitError::NotEmpty {
+                        path: format!("{}/", shown(top)),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(kind: &str, name: &str) -> Object {
+        Object {
+            value: json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": name}}),
+            location: format!("m.yaml, document {}", name.len()),
+        }
+    }
+
+    fn init(dir: &Path, source: Source, media_type: Option<MediaType>) -> InitBundle {
+        InitBundle {
+            source,
+            media_type,
+            generate_dockerfile: false,
+            package: String::new(),
+            channels: String::new(),
+            default_channel: String::new(),
+            working_dir: dir.to_path_buf(),
+        }
+    }
+
+    /// Every file under `dir`, relative, sorted.
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = walkdir::WalkDir::new(dir)
+            .into_iter()
+            .map(|e| e.unwrap())
+            .filter(|e| !e.file_type().is_dir())
+            .map(|e| {
+                e.path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn media_type_values() {
+        let cases = [
+            ("registry+v1", Some(MediaType::RegistryV1)),
+            ("registry+v2", Some(MediaType::RegistryV2)),
+            ("plain+v0", Some(MediaType::Plain)),
+            ("plain", Some(MediaType::Plain)),
+            ("helm", None),
+            ("registry+v3", None),
+            ("", None),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(parse_media_type(value).ok(), expected, "{value}");
+        }
+        assert_eq!(
+            parse_media_type("x").unwrap_err().to_string(),
+            "invalid --mediatype value \"x\": must be one of [registry+v1, registry+v2, plain+v0]"
+        );
+        assert_eq!(media_type_label(MediaType::Plain), "plain+v0");
+        assert_eq!(media_type_label(MediaType::RegistryV2), "registry+v2");
+    }
+
+    #[test]
+    fn media_type_inference_and_checks() {
+        use MediaType::{Plain, RegistryV1, RegistryV2};
+        let csv = object("ClusterServiceVersion", "csv");
+        let deployment = object("Deployment", "d");
+        let config = object("ConfigMap", "cm");
+        type Case<'a> = (
+            &'a str,
+            Option<MediaType>,
+            Vec<Object>,
+            Result<MediaType, &'a str>,
+        );
+        let cases: Vec<Case<'_>> = vec![
+            ("infer/csv", None, vec![deployment.clone(), csv.clone()], Ok(RegistryV1)),
+            ("infer/deployment", None, vec![config.clone(), deployment.clone()], Ok(RegistryV2)),
+            ("infer/plain", None, vec![config.clone()], Ok(Plain)),
+            (
+                "infer/nothing",
+                None,
+                vec![],
+                Err("unable to infer mediatype when no manifests are present"),
+            ),
+            ("given/empty-v1", Some(RegistryV1), vec![], Ok(RegistryV1)),
+            ("given/empty-v2", Some(RegistryV2), vec![], Ok(RegistryV2)),
+            ("given/empty-plain", Some(Plain), vec![], Ok(Plain)),
+            ("given/v1-csv", Some(RegistryV1), vec![csv.clone()], Ok(RegistryV1)),
+            (
+                "given/v1-no-csv",
+                Some(RegistryV1),
+                vec![deployment.clone()],
+                Err("mediatype registry+v1 needs a ClusterServiceVersion in the manifests, but there is none; use -m registry+v2 for a bundle without one"),
+            ),
+            ("given/v2", Some(RegistryV2), vec![deployment.clone(), config.clone()], Ok(RegistryV2)),
+            (
+                "given/v2-csv",
+                Some(RegistryV2),
+                vec![deployment.clone(), csv.clone()],
+                Err("mediatype registry+v2 does not allow a ClusterServiceVersion (m.yaml, document 3); use -m registry+v1 for a bundle with one"),
+            ),
+            (
+                "given/v2-no-deployment",
+                Some(RegistryV2),
+                vec![config.clone()],
+                Err("mediatype registry+v2 needs at least one Deployment in the manifests, but there is none; use -m plain+v0 for plain manifests"),
+            ),
+            ("given/plain-anything", Some(Plain), vec![csv, deployment, config], Ok(Plain)),
+        ];
+        for (name, requested, objects, expected) in cases {
+            let got = choose_media_type(requested, &objects).map_err(|e| e.to_string());
+            assert_eq!(got, expected.map_err(str::to_string), "{name}");
+        }
+    }
+
+    #[test]
+    fn package_names_from_directories() {
+        let long = "a".repeat(70);
+        let cases = [
+            ("plain", "my-operator", "my-operator"),
+            ("upper", "Kiali-CSVless", "kiali-csvless"),
+            ("runs", "my__op..v2", "my-op-v2"),
+            ("dash-next-to-run", "a-_b", "a--b"),
+            ("trim", "--_x_--", "x"),
+            ("hidden-temp", ".tmpAbC12", "tmpabc12"),
+            ("non-ascii", "Øperatör", "perat-r"),
+            ("empty", "", "operator"),
+            ("nothing-left", "___", "operator"),
+            ("long", long.as_str(), &long[..63]),
+        ];
+        for (name, input, expected) in cases {
+            assert_eq!(dns_label(input), expected, "{name}");
+        }
+        // The cut does not leave a dash at the end.
+        let cut = format!("{}-b", "a".repeat(62));
+        assert_eq!(dns_label(&cut), "a".repeat(62));
+        assert_eq!(package_from_dir(Path::new("/work/Foo Bar")), "foo-bar");
+        assert_eq!(package_from_dir(Path::new("/")), "operator");
+    }
+
+    #[test]
+    fn stream_objects_are_named_after_name_and_kind() {
+        let values = [
+            json!({"kind": "Deployment", "metadata": {"name": "kiali-operator"}}),
+            json!({"kind": "ServiceAccount", "metadata": {"name": "kiali-operator"}}),
+            json!({"kind": "Deployment", "metadata": {"name": "kiali-operator"}}),
+            json!({"kind": "Deployment", "metadata": {"name": "kiali-operator"}}),
+            json!({"kind": "ConfigMap"}),
+            json!({"kind": "ConfigMap", "metadata": {"name": ""}}),
+            json!({"kind": "Secret", "metadata": {"name": "a/b c:d"}}),
+            json!({"kind": "Secret", "metadata": {"name": ".hidden"}}),
+            json!({"kind": "Secret", "metadata": {"name": 5}}),
+        ];
+        let refs: Vec<&Value> = values.iter().collect();
+        assert_eq!(
+            stream_file_names(&refs),
+            [
+                "kiali-operator.deployment.yaml",
+                "kiali-operator.serviceaccount.yaml",
+                "kiali-operator.deployment-2.yaml",
+                "kiali-operator.deployment-3.yaml",
+                "object.configmap.yaml",
+                "object.configmap-2.yaml",
+                "a_b_c_d.secret.yaml",
+                "_hidden.secret.yaml",
+                "object.secret.yaml",
+            ]
+        );
+    }
+
+    #[test]
+    fn documents_must_be_objects_with_api_version_and_kind() {
+        let ok = decode_objects(
+            b"---\n# only a comment\n---\napiVersion: v1\nkind: ConfigMap\n",
+            "f.yaml",
+        )
+        .unwrap();
+        assert_eq!(ok.len(), 1);
+        assert_eq!(ok[0].location, "f.yaml, document 2");
+        let json = decode_objects(
+            b"{\"apiVersion\": \"v1\", \"kind\": \"A\"}\n{\"apiVersion\": \"v1\", \"kind\": \"B\"}",
+            "f.json",
+        )
+        .unwrap();
+        assert_eq!(json.len(), 2);
+        let err = |text: &str| {
+            decode_objects(text.as_bytes(), "f.yaml")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err("apiVersion: v1\nkind: A\n---\n- x\n"),
+            "f.yaml, document 2: expected an object, found array"
+        );
+        assert_eq!(
+            err("kind: A\n"),
+            "f.yaml, document 1: object has no \"apiVersion\""
+        );
+        assert_eq!(
+            err("apiVersion: v1\nkind: \"\"\n"),
+            "f.yaml, document 1: object has no \"kind\""
+        );
+        assert_eq!(
+            err("apiVersion: 1\nkind: A\n"),
+            "f.yaml, document 1: \"apiVersion\" must be a string, found number"
+        );
+        assert!(err("apiVersion: v1\nkind: A\n---\nkey: [unclosed\n")
+            .starts_with("f.yaml, document 2: "));
+    }
+
+    #[test]
+    fn apis_from_crds() {
+        let crd = |spec: Value| Object {
+            value: json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": spec}),
+            location: String::new(),
+        };
+        let objects = [
+            crd(
+                json!({"group": "a.io", "names": {"kind": "A"}, "versions": [
+                {"name": "v1", "storage": false}, {"name": "v2", "storage": true}]}),
+            ),
+            crd(
+                json!({"group": "b.io", "names": {"kind": "B"}, "versions": [{"name": "v1beta1"}, {"name": "v1"}]}),
+            ),
+            crd(json!({"group": "c.io", "names": {"kind": "C"}, "version": "v1alpha1"})),
+            crd(json!({"group": "d.io", "names": {"kind": "D"}})),
+            crd(json!({"group": "e.io", "version": "v1"})),
+            object("ConfigMap", "x"),
+        ];
+        assert_eq!(
+            provided_apis(&objects),
+            [
+                json!({"apiVersion": "a.io/v2", "kind": "A", "displayName": "A"}),
+                json!({"apiVersion": "b.io/v1beta1", "kind": "B", "displayName": "B"}),
+                json!({"apiVersion": "c.io/v1alpha1", "kind": "C", "displayName": "C"}),
+            ]
+        );
+        assert_eq!(
+            bundle_yaml(MediaType::RegistryV2, "p", &objects[2..3]),
+            "name: p.v0.0.1\nversion: 0.0.1\ndisplayName: p\napis:\n- apiVersion: c.io/v1alpha1\n  displayName: C\n  kind: C\n"
+        );
+        assert_eq!(
+            bundle_yaml(MediaType::Plain, "p", &objects),
+            "name: p.v0.0.1\nversion: 0.0.1\n"
+        );
+        assert_eq!(
+            bundle_yaml(MediaType::RegistryV2, "p", &[]),
+            "name: p.v0.0.1\nversion: 0.0.1\ndisplayName: p\n"
+        );
+    }
+
+    #[test]
+    fn default_resources() {
+        assert_eq!(
+            yaml(&default_deployment("foo")),
+            "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: foo
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: foo
+  template:
+    metadata:
+      labels:
+        app: foo
+    spec:
+      containers:
+      - image: quay.io/example/foo:v0.0.1
+        name: manager
+"
+        );
+        let csv = default_csv("foo");
+        assert_eq!(csv.pointer("/metadata/name"), Some(&json!("foo.v0.0.1")));
+        assert_eq!(
+            csv.pointer("/spec/install/spec/deployments/0/spec"),
+            default_deployment("foo").get("spec")
+        );
+        let modes: Vec<(&str, bool)> = csv
+            .pointer("/spec/installModes")
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["type"].as_str().unwrap(),
+                    m["supported"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            modes,
+            [
+                ("OwnNamespace", true),
+                ("SingleNamespace", true),
+                ("MultiNamespace", false),
+                ("AllNamespaces", true)
+            ]
+        );
+    }
+
+    #[test]
+    fn defaults_for_each_media_type() {
+        let cases = [
+            (
+                MediaType::RegistryV1,
+                &[
+                    "manifests/csv.yaml",
+                    "metadata/annotations.yaml",
+                    "metadata/dependencies.yaml",
+                ][..],
+            ),
+            (
+                MediaType::RegistryV2,
+                &[
+                    "manifests/deployment.yaml",
+                    "metadata/annotations.yaml",
+                    "metadata/bundle.yaml",
+                    "metadata/dependencies.yaml",
+                ][..],
+            ),
+            (
+                MediaType::Plain,
+                &[
+                    "manifests/deployment.yaml",
+                    "metadata/annotations.yaml",
+                    "metadata/bundle.yaml",
+                ][..],
+            ),
+        ];
+        for (media_type, expected) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let done = init(dir.path(), Source::None, Some(media_type))
+                .run(&mut |w| panic!("warning {w}"))
+                .unwrap();
+            assert_eq!(done.written, expected, "{media_type:?}");
+            assert_eq!(listing(dir.path()), expected, "{media_type:?}");
+            assert_eq!(
+                (done.channels.as_str(), done.default_channel.as_str()),
+                ("alpha", "alpha")
+            );
+        }
+    }
+
+    #[test]
+    fn directory_sources_copy_manifests_and_warn_about_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(src.join("sub")).unwrap();
+        let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n";
+        std::fs::write(src.join("b.yaml"), deployment).unwrap();
+        std::fs::write(
+            src.join("a.json"),
+            "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}",
+        )
+        .unwrap();
+        std::fs::write(src.join("README.md"), "# hi\n").unwrap();
+        std::fs::write(src.join("empty.yml"), "# nothing\n").unwrap();
+        std::fs::write(src.join(".hidden.yaml"), "not: [valid\n").unwrap();
+        std::fs::write(src.join("sub/c.yaml"), "kind: x\n").unwrap();
+        let mut warnings = Vec::new();
+        let done = init(dir.path(), Source::Directory(PathBuf::from("src")), None)
+            .run(&mut |w| warnings.push(w.to_string()))
+            .unwrap();
+        assert_eq!(done.media_type, MediaType::RegistryV2);
+        assert_eq!(
+            warnings,
+            [
+                "skipping src/README.md: not a .yaml, .yml or .json file",
+                "skipping src/empty.yml: it holds no objects",
+            ]
+        );
+        assert_eq!(
+            done.written,
+            [
+                "manifests/a.json",
+                "manifests/b.yaml",
+                "metadata/annotations.yaml",
+                "metadata/bundle.yaml",
+                "metadata/dependencies.yaml",
+            ]
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("manifests/b.yaml")).unwrap(),
+            deployment
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn file_names_are_kept_as_they_are() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9.yaml");
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src").join(name),
+            "apiVersion: v1\nkind: ConfigMap\n",
+        )
+        .unwrap();
+        let done = init(dir.path(), Source::Directory(PathBuf::from("src")), None)
+            .run(&mut |_| {})
+            .unwrap();
+        assert_eq!(done.written[0], "manifests/caf\u{fffd}.yaml");
+        assert!(dir.path().join("manifests").join(name).is_file());
+    }
+
+    #[test]
+    fn conflicts_are_found_before_anything_is_written() {
+        // (name, existing files (`None`: a directory), error)
+        type Case<'a> = (&'a str, &'a [(&'a str, Option<&'a str>)], &'a str);
+        let cases: [Case<'_>; 5] = [
+            (
+                "file",
+                &[("manifests/csv.yaml", Some("mine"))],
+                "manifests/csv.yaml already exists; opm bundle init never overwrites",
+            ),
+            (
+                "dir-not-empty",
+                &[("metadata/other.yaml", Some("x"))],
+                "metadata/ already exists and is not empty; opm bundle init never overwrites",
+            ),
+            (
+                "dir-is-a-file",
+                &[("manifests", Some("x"))],
+                "manifests already exists; opm bundle init never overwrites",
+            ),
+            (
+                "dockerfile-is-a-dir",
+                &[("Dockerfile", None)],
+                "Dockerfile already exists; opm bundle init never overwrites",
+            ),
+            (
+                "hidden-file-counts",
+                &[("manifests/.keep", Some(""))],
+                "manifests/ already exists and is not empty; opm bundle init never overwrites",
+            ),
+        ];
+        for (name, existing, expected) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            for (path, contents) in existing {
+                let path = dir.path().join(path);
+                match contents {
+                    Some(text) => {
+                        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                        std::fs::write(path, text).unwrap();
+                    }
+                    None => std::fs::create_dir_all(path).unwrap(),
+                }
+            }
+            let before = listing(dir.path());
+            let mut bundle = init(dir.path(), Source::None, Some(MediaType::RegistryV1));
+            bundle.generate_dockerfile = true;
+            let error = bundle.run(&mut |_| {}).unwrap_err();
+            assert_eq!(error.to_string(), expected, "{name}");
+            assert_eq!(listing(dir.path()), before, "{name}");
+        }
+        // Empty directories are fine.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("manifests")).unwrap();
+        std::fs::create_dir_all(dir.path().join("metadata")).unwrap();
+        init(dir.path(), Source::None, Some(MediaType::RegistryV1))
+            .run(&mut |_| {})
+            .unwrap();
+    }
+
+    #[test]
+    fn sources_that_are_not_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("file.yaml"), "kind: x\n").unwrap();
+        let error = |src: &str| {
+            init(dir.path(), Source::Directory(PathBuf::from(src)), None)
+                .run(&mut |_| {})
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(error("nope"), "source directory \"nope\" does not exist");
+        assert_eq!(
+            error("file.yaml"),
+            "source \"file.yaml\" is not a directory (give a directory of manifests, or - to read them from stdin)"
+        );
+    }
+}
