@@ -12,6 +12,7 @@ mod bundle_malformed;
 mod bundle_validate;
 mod cli;
 mod corpus;
+mod csvless;
 mod dockerfile;
 mod image;
 mod image_build;

@@ -37,7 +37,10 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
         match m.kind() {
             "CustomResourceDefinition" => crd::check(&m.value, m.from_yaml, &m.file, &mut findings),
             _ => {
-                if let Err(message) = object_meta::kubectlable(&m.value) {
+                let problem = object_meta::kubectlable(&m.value)
+                    .err()
+                    .or_else(|| name_problem(m));
+                if let Some(message) = problem {
                     findings.push(Finding::error(
                         content::OBJECT_METADATA_INVALID,
                         format!("{}: {message}", m.location()),
@@ -118,4 +121,37 @@ fn annotation_channels(root: &Path) -> Vec<String> {
         .collect();
     channels.push(get(format::DEFAULT_CHANNEL_KEY));
     channels
+}
+
+/// The API server's name rule for objects applied as they are: RBAC objects
+/// take path-segment names (`system:foo` is fine), everything else a DNS-1123
+/// subdomain. (Upstream's registry+v1 check accepts any name; OLM creates
+/// those objects itself.)
+fn name_problem(m: &csvless::Manifest) -> Option<String> {
+    let name = m.value.pointer("/metadata/name")?.as_str()?;
+    let rbac = matches!(
+        m.kind(),
+        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding"
+    );
+    let problems = if rbac {
+        let mut found = Vec::new();
+        if name == "." || name == ".." {
+            found.push(format!("may not be '{name}'"));
+        }
+        for bad in ["/", "%"] {
+            if name.contains(bad) {
+                found.push(format!("may not contain '{bad}'"));
+            }
+        }
+        found
+    } else {
+        crate::model::dns::dns1123_subdomain_errors(name)
+    };
+    (!problems.is_empty()).then(|| {
+        format!(
+            "metadata.name: Invalid value: {}: {}",
+            crate::encoding::json::go_quote(name),
+            problems.join(", ")
+        )
+    })
 }
