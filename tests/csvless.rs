@@ -483,6 +483,11 @@ fn plain_bundles_refuse_what_kubectl_cannot_apply() {
         ),
         ("empty", "manifests/.keep", "manifests/: holds no Kubernetes object"),
         ("bad-name", "manifests/cm.yaml", "metadata.name"),
+        (
+            "no-containers",
+            "manifests/d.yaml",
+            "manifests/d.yaml, document 1: spec.template.spec.containers: Required value",
+        ),
     ];
     for (name, file, fragment) in cases {
         let contents = match *name {
@@ -491,6 +496,7 @@ fn plain_bundles_refuse_what_kubectl_cannot_apply() {
             }
             "no-kind" => "apiVersion: v1\nmetadata:\n  name: p\n",
             "bad-name" => "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Name\n",
+            "no-containers" => "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  selector: {}\n",
             _ => "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
         };
         Test::new()

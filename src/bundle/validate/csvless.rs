@@ -39,7 +39,8 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
             _ => {
                 let problem = object_meta::kubectlable(&m.value)
                     .err()
-                    .or_else(|| name_problem(m));
+                    .or_else(|| name_problem(m))
+                    .or_else(|| deployment_problem(m));
                 if let Some(message) = problem {
                     findings.push(Finding::error(
                         content::OBJECT_METADATA_INVALID,
@@ -154,4 +155,36 @@ fn name_problem(m: &csvless::Manifest) -> Option<String> {
             problems.join(", ")
         )
     })
+}
+
+/// What the API server requires of an apps/v1 Deployment (the part a bundle
+/// author gets wrong): a selector, and a pod template with containers that
+/// each have a name and an image.
+fn deployment_problem(m: &csvless::Manifest) -> Option<String> {
+    if m.kind() != "Deployment" {
+        return None;
+    }
+    let spec = &m.value["spec"];
+    if !spec["selector"].is_object() {
+        return Some("spec.selector: Required value".into());
+    }
+    let Some(containers) = spec
+        .pointer("/template/spec/containers")
+        .and_then(|c| c.as_array())
+    else {
+        return Some("spec.template.spec.containers: Required value".into());
+    };
+    if containers.is_empty() {
+        return Some("spec.template.spec.containers: Required value".into());
+    }
+    for (i, container) in containers.iter().enumerate() {
+        for field in ["name", "image"] {
+            if container[field].as_str().is_none_or(str::is_empty) {
+                return Some(format!(
+                    "spec.template.spec.containers[{i}].{field}: Required value"
+                ));
+            }
+        }
+    }
+    None
 }
