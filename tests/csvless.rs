@@ -208,6 +208,15 @@ fn seed_kiali_bundle_end_to_end() {
     );
     assert_eq!(owned[1]["specDescriptors"][0]["path"], "title");
 
+    // -o json: the same objects in one v1 List.
+    let list: Value =
+        serde_json::from_str(&ok(dir, &["bundle", "list", ".", "-o", "json"])).unwrap();
+    assert_eq!(
+        (list["apiVersion"].as_str(), list["kind"].as_str()),
+        (Some("v1"), Some("List"))
+    );
+    assert_eq!(list["items"].as_array().unwrap(), &documents);
+
     // render: the same objects as bundle objects, and the media type.
     let (bundle, objects) = rendered(&ok(dir, &["render", "."]));
     assert_eq!(bundle["name"], "kiali-operator.v1.9.1");

@@ -19,11 +19,20 @@ pub enum ListError {
     Invalid(String),
 }
 
+/// How the objects are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A YAML stream, `---` before each object.
+    Yaml,
+    /// One JSON `v1` `List` holding the objects (also read by kubectl).
+    Json,
+}
+
 /// A listed bundle.
 #[derive(Debug)]
 pub struct Listing {
     pub media_type: MediaType,
-    /// The YAML stream.
+    /// The printed objects.
     pub stream: Vec<u8>,
     /// What was repaired on the way (for the user to fix in the bundle).
     pub warnings: Vec<String>,
@@ -84,7 +93,7 @@ fn complete_api_version(object: &mut Value, warnings: &mut Vec<String>) -> Resul
 }
 
 /// The media type of the bundle at `dir` and the YAML stream of its objects.
-pub fn list_bundle_dir(dir: &Path) -> Result<Listing, ListError> {
+pub fn list_bundle_dir(dir: &Path, format: Format) -> Result<Listing, ListError> {
     let media_type = csvless::resolve_media_type(dir);
     // The writer orders keys as go-yaml does (sorted).
     let objects: Vec<Value> = match media_type {
@@ -118,11 +127,26 @@ pub fn list_bundle_dir(dir: &Path) -> Result<Listing, ListError> {
         }
     };
     let mut warnings = Vec::new();
-    let mut stream = Vec::new();
+    let mut completed = Vec::with_capacity(objects.len());
     for mut object in objects {
         complete_api_version(&mut object, &mut warnings)?;
-        stream.extend_from_slice(b"---\n");
-        crate::encoding::yaml_write::write_document(&object, &mut stream);
+        completed.push(object);
+    }
+    let mut stream = Vec::new();
+    match format {
+        Format::Yaml => {
+            for object in &completed {
+                stream.extend_from_slice(b"---\n");
+                crate::encoding::yaml_write::write_document(object, &mut stream);
+            }
+        }
+        Format::Json => {
+            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": completed});
+            let text = serde_json::to_string_pretty(&list)
+                .map_err(|e| ListError::Invalid(e.to_string()))?;
+            stream.extend_from_slice(text.as_bytes());
+            stream.push(b'\n');
+        }
     }
     Ok(Listing {
         media_type,

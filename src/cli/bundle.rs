@@ -46,7 +46,8 @@ registry+v2: the CustomResourceDefinitions, a ClusterServiceVersion
 plain+v0: every object, in file order.
 
 $ opm bundle list .
-$ opm bundle list image://quay.io/my/bundle:v1.0.0 > manifests.yaml";
+$ opm bundle list image://quay.io/my/bundle:v1.0.0 > manifests.yaml
+$ opm bundle list . -o json | kubectl apply -f -";
 
 const GENERATE_LONG: &str = "The \"opm alpha bundle generate\" command will generate operator
 bundle metadata if needed and a Dockerfile to build Operator bundle image.
@@ -218,6 +219,9 @@ pub struct BundleListArgs {
     /// Tool to pull and unpack an image with (none, docker, podman)
     #[arg(short = 'b', long, default_value = "none")]
     pub image_builder: String,
+    /// Output format: yaml (a stream) or json (one v1 List)
+    #[arg(short = 'o', long, default_value = "yaml")]
+    pub output: String,
 }
 
 #[derive(Debug, Args)]

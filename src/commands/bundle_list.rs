@@ -1,6 +1,7 @@
 //! `opm bundle list DIR|IMAGE` (also `opm alpha bundle list`): print the
 //! YAML stream of the objects OLM applies for the bundle.
 
+use crate::action::bundle_list::Format;
 use crate::cli::bundle::BundleListArgs;
 use crate::encoding::json::go_quote;
 use crate::ExitStatus;
@@ -13,7 +14,16 @@ pub(super) fn run(
     let BundleListArgs {
         target,
         image_builder,
+        output,
     } = args;
+    let format = match output.as_str() {
+        "yaml" => Format::Yaml,
+        "json" => Format::Json,
+        other => bail!(
+            "invalid --output value {}: must be one of [yaml, json]",
+            go_quote(other)
+        ),
+    };
     if !["none", "docker", "podman"].contains(&image_builder.as_str()) {
         bail!(
             "invalid --image-builder value {}: must be one of [none, docker, podman]",
@@ -26,7 +36,7 @@ pub(super) fn run(
         many => bail!("accepts 1 arg(s), received {}", many.len()),
     };
     let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
-    let listing = crate::action::bundle_list::list_bundle_dir(bundle.path())
+    let listing = crate::action::bundle_list::list_bundle_dir(bundle.path(), format)
         .map_err(|e| anyhow::anyhow!("list bundle {}: {e}", go_quote(&target)))?;
     for warning in &listing.warnings {
         crate::output::warning(warning);
