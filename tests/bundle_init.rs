@@ -584,7 +584,7 @@ fn a_bad_manifest_fails_naming_the_file_and_writes_nothing() {
         .failure(&[]);
     assert_eq!(
         out.stderr,
-        "Error: src/c.yml, document 1: object has no \"kind\"\n"
+        "Error: src/c.yml, document 1: not a Kubernetes object: kind is missing or not a string\n"
     );
     assert_eq!(names(&out, "."), ["src/c.yml"]);
 
@@ -592,7 +592,7 @@ fn a_bad_manifest_fails_naming_the_file_and_writes_nothing() {
         .stdin("apiVersion: v1\nkind: A\n---\n- not an object\n")
         .args(["bundle", "init", "-"])
         .run()
-        .failure(&["Error: <stdin>, document 2: expected an object, found array"]);
+        .failure(&["Error: <stdin>, document 2: not a Kubernetes object: found array"]);
 }
 
 #[test]

@@ -11,8 +11,7 @@ use crate::action::bundle_generate::{
 };
 use crate::bundle::mediatype::MediaType;
 use crate::declcfg::load::io_message;
-use crate::encoding::json::{go_quote, type_name};
-use crate::encoding::stream::{decode_documents, Document};
+use crate::encoding::json::go_quote;
 use crate::encoding::yaml_write::write_document;
 use crate::fsutil::{new_file_mode, Batch, StageError};
 use serde_json::{json, Value};
@@ -138,22 +137,11 @@ impl From<StageError> for InitError {
 
 /// Reads a `-m/--mediatype` value; `plain` is `plain+v0`.
 pub fn parse_media_type(value: &str) -> Result<MediaType, InitError> {
-    match value {
-        "registry+v1" => Ok(MediaType::RegistryV1),
-        "registry+v2" => Ok(MediaType::RegistryV2),
-        "plain+v0" | "plain" => Ok(MediaType::Plain),
-        _ => Err(InitError::UnknownMediaType {
+    match MediaType::parse(value) {
+        Some(MediaType::Helm) | None => Err(InitError::UnknownMediaType {
             value: value.to_string(),
         }),
-    }
-}
-
-/// The annotation value `init` writes (`plain+v0`, where `generate` keeps
-/// upstream's `plain`).
-pub fn media_type_label(media_type: MediaType) -> &'static str {
-    match media_type {
-        MediaType::Plain => "plain+v0",
-        other => other.as_str(),
+        Some(found) => Ok(found),
     }
 }
 
@@ -224,7 +212,7 @@ impl InitBundle {
         } else {
             self.default_channel.clone()
         };
-        let label = media_type_label(media_type);
+        let label = media_type.label();
 
         if manifests.is_empty() {
             let (name, value) = match media_type {
@@ -416,54 +404,20 @@ fn read_stream(bytes: &[u8]) -> Result<(Vec<ManifestFile>, Vec<Object>), InitErr
 /// other document must be an object with a non-empty string `apiVersion`
 /// and `kind`.
 fn decode_objects(bytes: &[u8], file_name: &str) -> Result<Vec<Object>, InitError> {
-    let failure = |document: usize, message: String| InitError::Document {
-        path: file_name.to_string(),
-        document,
-        message,
-    };
-    let documents = decode_documents(bytes).map_err(|e| failure(e.index, e.kind.to_string()))?;
-    let mut objects = Vec::new();
-    for (index, document) in documents.into_iter().enumerate() {
-        let value = match document {
-            Document::Yaml(value) => value,
-            Document::Json(text) => {
-                serde_json::from_str::<Value>(text).map_err(|e| failure(index, e.to_string()))?
-            }
-        };
-        match &value {
-            Value::Null => continue,
-            Value::Object(_) => {}
-            other => {
-                return Err(failure(
-                    index,
-                    format!("expected an object, found {}", type_name(other)),
-                ))
-            }
+    let objects = crate::bundle::csvless::objects_of(bytes).map_err(|(number, message)| {
+        InitError::Document {
+            path: file_name.to_string(),
+            document: number - 1,
+            message,
         }
-        for field in ["apiVersion", "kind"] {
-            match value.get(field) {
-                Some(Value::String(s)) if !s.is_empty() => {}
-                Some(Value::String(_)) | None => {
-                    return Err(failure(index, format!("object has no {}", go_quote(field))))
-                }
-                Some(other) => {
-                    return Err(failure(
-                        index,
-                        format!(
-                            "{} must be a string, found {}",
-                            go_quote(field),
-                            type_name(other)
-                        ),
-                    ))
-                }
-            }
-        }
-        objects.push(Object {
+    })?;
+    Ok(objects
+        .into_iter()
+        .map(|(number, value, _)| Object {
             value,
-            location: format!("{file_name}, document {}", index + 1),
-        });
-    }
-    Ok(objects)
+            location: format!("{file_name}, document {number}"),
+        })
+        .collect())
 }
 
 /// The requested media type checked against the manifests, or the one they
@@ -818,8 +772,8 @@ mod tests {
             parse_media_type("x").unwrap_err().to_string(),
             "invalid --mediatype value \"x\": must be one of [registry+v1, registry+v2, plain+v0]"
         );
-        assert_eq!(media_type_label(MediaType::Plain), "plain+v0");
-        assert_eq!(media_type_label(MediaType::RegistryV2), "registry+v2");
+        assert_eq!(MediaType::Plain.label(), "plain+v0");
+        assert_eq!(MediaType::RegistryV2.label(), "registry+v2");
     }
 
     #[test]
@@ -952,19 +906,19 @@ mod tests {
         };
         assert_eq!(
             err("apiVersion: v1\nkind: A\n---\n- x\n"),
-            "f.yaml, document 2: expected an object, found array"
+            "f.yaml, document 2: not a Kubernetes object: found array"
         );
         assert_eq!(
             err("kind: A\n"),
-            "f.yaml, document 1: object has no \"apiVersion\""
+            "f.yaml, document 1: not a Kubernetes object: apiVersion is missing or not a string"
         );
         assert_eq!(
             err("apiVersion: v1\nkind: \"\"\n"),
-            "f.yaml, document 1: object has no \"kind\""
+            "f.yaml, document 1: not a Kubernetes object: kind is missing or not a string"
         );
         assert_eq!(
             err("apiVersion: 1\nkind: A\n"),
-            "f.yaml, document 1: \"apiVersion\" must be a string, found number"
+            "f.yaml, document 1: not a Kubernetes object: apiVersion is missing or not a string"
         );
         assert!(err("apiVersion: v1\nkind: A\n---\nkey: [unclosed\n")
             .starts_with("f.yaml, document 2: "));

@@ -24,6 +24,16 @@ impl MediaType {
         }
     }
 
+    /// The media type as CSV-less tooling writes it: `plain+v0` for plain
+    /// bundles (what `init` writes and the `olm.bundle.mediatype` property
+    /// holds), where `generate` keeps upstream's `plain`.
+    pub fn label(self) -> &'static str {
+        match self {
+            MediaType::Plain => "plain+v0",
+            other => other.as_str(),
+        }
+    }
+
     /// Reads an annotation value; `plain` and `plain+v0` are the same type.
     pub fn parse(value: &str) -> Option<MediaType> {
         match value {

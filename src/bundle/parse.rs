@@ -51,7 +51,7 @@ pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
     let bundle = csvless::read(dir, media_type, &mut findings).ok_or_else(|| {
         BundleDirError::new(format!(
             "invalid {} bundle: {}",
-            media_type_label(media_type),
+            media_type.label(),
             csvless::error_text(&findings)
         ))
     })?;
@@ -74,15 +74,7 @@ pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
             )))
         }
     };
-    from_objects(dir, objects, identity, Some(media_type_label(media_type)))
-}
-
-/// The value of the `olm.bundle.mediatype` property of a CSV-less bundle.
-fn media_type_label(media_type: MediaType) -> &'static str {
-    match media_type {
-        MediaType::Plain => "plain+v0",
-        other => other.as_str(),
-    }
+    from_objects(dir, objects, identity, Some(media_type.label()))
 }
 
 /// What names a bundle: its CSV (an index into the objects), or the name and
