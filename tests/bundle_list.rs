@@ -2,7 +2,6 @@
 //! independent YAML parser (yaml_serde).
 
 use crate::util::Test;
-use std::path::PathBuf;
 
 /// Parses a `bundle list` stream: every document must be a Kubernetes object
 /// (a mapping with string `apiVersion`, `kind` and `metadata.name`). Returns
@@ -31,16 +30,7 @@ pub fn parse_stream(stream: &str) -> Vec<(String, String)> {
 
 #[test]
 fn every_community_corpus_bundle_lists_as_kubernetes_objects() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/bundles/community");
-    let mut bundles: Vec<PathBuf> = walkdir::WalkDir::new(&root)
-        .min_depth(2)
-        .max_depth(2)
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(walkdir::DirEntry::into_path)
-        .filter(|path| path.join("manifests").is_dir())
-        .collect();
-    bundles.sort();
+    let bundles = crate::util::corpus_bundles("community");
     assert!(
         bundles.len() >= 200,
         "expected the community corpus bundles, found {}",

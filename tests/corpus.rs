@@ -40,16 +40,7 @@ fn corpus_catalogs_validate_and_render() {
 
 #[test]
 fn corpus_bundles_render() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/bundles");
-    let mut bundles: Vec<PathBuf> = walkdir::WalkDir::new(&root)
-        .min_depth(3)
-        .max_depth(3)
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(walkdir::DirEntry::into_path)
-        .filter(|path| path.join("manifests").is_dir())
-        .collect();
-    bundles.sort();
+    let bundles = crate::util::corpus_bundles("");
     assert!(
         bundles.len() >= 450,
         "expected the corpus bundles, found {}",

@@ -42,10 +42,17 @@ impl std::fmt::Display for ApiKey {
 /// synthesised CSV (registry+v2) or its `bundle.yaml` name and version
 /// (plain+v0).
 pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
+    // A CSV makes it registry+v1 whatever the labels say, so the manifests
+    // are read once; only a bundle without one asks what else it could be.
+    let no_csv = match read_manifests(&dir.join("manifests")) {
+        Ok((objects, csv_index)) => {
+            return from_objects(dir, objects, Identity::Csv(csv_index), None)
+        }
+        Err(e) => e,
+    };
     let media_type = csvless::resolve_media_type(dir);
     if !matches!(media_type, MediaType::RegistryV2 | MediaType::Plain) {
-        let (objects, csv_index) = read_manifests(&dir.join("manifests"))?;
-        return from_objects(dir, objects, Identity::Csv(csv_index), None);
+        return Err(no_csv);
     }
     let mut findings = Vec::new();
     let bundle = csvless::read(dir, media_type, &mut findings).ok_or_else(|| {

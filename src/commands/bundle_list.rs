@@ -24,12 +24,7 @@ pub(super) fn run(
             go_quote(other)
         ),
     };
-    if !["none", "docker", "podman"].contains(&image_builder.as_str()) {
-        bail!(
-            "invalid --image-builder value {}: must be one of [none, docker, podman]",
-            go_quote(&image_builder)
-        );
-    }
+    super::check_image_builder(&image_builder)?;
     let target = match target.as_slice() {
         [one] if !one.is_empty() => one.clone(),
         [_] | [] => bail!("a bundle directory or image is required: opm bundle list DIR|IMAGE"),

@@ -26,12 +26,7 @@ pub(super) fn run(
         optional_validators,
         output_format,
     } = args;
-    if !["none", "docker", "podman"].contains(&image_builder.as_str()) {
-        bail!(
-            "invalid --image-builder value {}: must be one of [none, docker, podman]",
-            go_quote(&image_builder)
-        );
-    }
+    super::check_image_builder(&image_builder)?;
     let optional = Optional::parse_list(&optional_validators).map_err(anyhow::Error::msg)?;
     let json = match output_format.as_str() {
         "text" => false,

@@ -120,6 +120,17 @@ fn output_format(value: &str) -> anyhow::Result<crate::declcfg::write::Format> {
     }
 }
 
+/// The `-b/--image-builder` values of the commands that pull a bundle image.
+pub(crate) fn check_image_builder(image_builder: &str) -> anyhow::Result<()> {
+    if !["none", "docker", "podman"].contains(&image_builder) {
+        anyhow::bail!(
+            "invalid --image-builder value {}: must be one of [none, docker, podman]",
+            crate::encoding::json::go_quote(image_builder)
+        );
+    }
+    Ok(())
+}
+
 /// A bundle given as a directory or an image: an `image://` reference, or
 /// anything that is not an existing path, is pulled and unpacked into a
 /// temporary directory that lives as long as this value.

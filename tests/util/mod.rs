@@ -166,3 +166,21 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The bundle directories (`<source>/<operator>/<version>`, holding
+/// `manifests/`) under `../shared/corpus/bundles/<sub>` (`""` for all of
+/// them), sorted.
+pub fn corpus_bundles(sub: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/bundles");
+    let depth = if sub.is_empty() { 3 } else { 2 };
+    let mut bundles: Vec<PathBuf> = walkdir::WalkDir::new(root.join(sub))
+        .min_depth(depth)
+        .max_depth(depth)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(walkdir::DirEntry::into_path)
+        .filter(|path| path.join("manifests").is_dir())
+        .collect();
+    bundles.sort();
+    bundles
+}

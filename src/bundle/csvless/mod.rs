@@ -175,14 +175,21 @@ pub fn annotations(root: &Path) -> Option<serde_json::Map<String, Value>> {
 }
 
 /// Reads and checks a CSV-less bundle of `media_type` (registry+v2 or
-/// plain+v0). Every problem goes to `findings`; `None` when there is nothing
-/// usable (errors were reported).
+/// plain+v0). Every problem goes to `findings`; `None` when there were
+/// errors.
 pub fn read(
     root: &Path,
     media_type: MediaType,
     findings: &mut Vec<Finding>,
 ) -> Option<CsvLessBundle> {
     let before = errors(findings);
+    let bundle = inspect(root, media_type, findings);
+    (errors(findings) == before).then_some(bundle)
+}
+
+/// Like [`read`], but returns whatever could be read even when there are
+/// errors (for validation, which checks every object it can).
+pub fn inspect(root: &Path, media_type: MediaType, findings: &mut Vec<Finding>) -> CsvLessBundle {
     let manifests = read_manifests(root, findings);
     check_removed_apis(&manifests, media_type, findings);
     let bundle_yaml = root.join(metadata::FILE);
@@ -227,12 +234,12 @@ pub fn read(
             synthesis = Some(synth::synthesize(meta, &manifests, findings));
         }
     }
-    (errors(findings) == before).then_some(CsvLessBundle {
+    CsvLessBundle {
         media_type,
         manifests,
         meta,
         synthesis,
-    })
+    }
 }
 
 fn errors(findings: &[Finding]) -> usize {

@@ -170,7 +170,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
             Optional::BundleObjects => bundle_objects::check(&objects, &mut findings),
             Optional::GoodPractices => {
                 if let Some(csv) = first_csv {
-                    let channels = annotation_channels(&root.join("metadata"));
+                    let channels = annotation_channels(root);
                     good_practices::check(csv.value, &channels, csv.file, &mut findings);
                 }
             }
@@ -229,46 +229,21 @@ fn read_documents(bytes: &[u8]) -> Result<Vec<(Value, bool)>, String> {
 
 /// The channels and default channel of the bundle's annotations file (the
 /// first file of `metadata/` with an `annotations` map), for good-practices.
-fn annotation_channels(metadata: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(metadata) else {
+pub(super) fn annotation_channels(root: &Path) -> Vec<String> {
+    let Some(annotations) = crate::bundle::csvless::annotations(root) else {
         return Vec::new();
     };
-    let mut paths: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    paths.sort();
-    for path in paths {
-        let Ok(bytes) = std::fs::read(&path) else {
-            continue;
-        };
-        let Ok(documents) = decode_documents(&bytes) else {
-            continue;
-        };
-        let first = match documents.into_iter().next() {
-            Some(Document::Json(text)) => serde_json::from_str::<Value>(text).ok(),
-            Some(Document::Yaml(value)) => Some(value),
-            None => None,
-        };
-        let Some(annotations) = first
-            .as_ref()
-            .and_then(|v| v.get("annotations"))
-            .and_then(Value::as_object)
-        else {
-            continue;
-        };
-        let get = |key: &str| {
-            annotations
-                .get(key)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        let mut channels: Vec<String> = get("operators.operatorframework.io.bundle.channels.v1")
-            .split(',')
-            .map(str::to_string)
-            .collect();
-        channels.push(get(
-            "operators.operatorframework.io.bundle.channel.default.v1",
-        ));
-        return channels;
-    }
-    Vec::new()
+    let get = |key: &str| {
+        annotations
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut channels: Vec<String> = get(super::format::CHANNELS_KEY)
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    channels.push(get(super::format::DEFAULT_CHANNEL_KEY));
+    channels
 }

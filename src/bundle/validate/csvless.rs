@@ -26,14 +26,13 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
     if media_type == MediaType::RegistryV2 {
         findings.extend(format::validate_format_as(root, media_type));
     }
-    let bundle = csvless::read(root, media_type, &mut findings);
+    let before = findings.len();
+    let bundle = csvless::inspect(root, media_type, &mut findings);
+    let usable = !findings[before..]
+        .iter()
+        .any(|f| f.severity == super::Severity::Error);
     // The objects are checked even when the bundle as a whole is not usable.
-    let mut scratch = Vec::new();
-    let manifests = match &bundle {
-        Some(bundle) => bundle.manifests.clone(),
-        None => csvless::read_manifests(root, &mut scratch),
-    };
-    for m in &manifests {
+    for m in &bundle.manifests {
         match m.kind() {
             "CustomResourceDefinition" => crd::check(&m.value, m.from_yaml, &m.file, &mut findings),
             _ => {
@@ -51,20 +50,10 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
             }
         }
     }
-    let Some(synthesis) = bundle.as_ref().and_then(|b| b.synthesis.as_ref()) else {
-        if let Some(bundle) = &bundle {
-            if options.optional.contains(&Optional::BundleObjects) {
-                let objects: Vec<Object<'_>> = bundle
-                    .manifests
-                    .iter()
-                    .map(|m| Object {
-                        value: &m.value,
-                        from_yaml: m.from_yaml,
-                        file: &m.file,
-                    })
-                    .collect();
-                bundle_objects::check(&objects, &mut findings);
-            }
+    let Some(synthesis) = bundle.synthesis.as_ref().filter(|_| usable) else {
+        if usable && options.optional.contains(&Optional::BundleObjects) {
+            let objects: Vec<Object<'_>> = bundle.manifests.iter().map(object).collect();
+            bundle_objects::check(&objects, &mut findings);
         }
         return findings;
     };
@@ -79,49 +68,23 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
                     from_yaml: true,
                     file: csv_file,
                 }];
-                if let Some(bundle) = &bundle {
-                    objects.extend(
-                        bundle
-                            .manifests
-                            .iter()
-                            .zip(&synthesis.absorbed)
-                            .filter(|(_, a)| !**a)
-                            .map(|(m, _)| Object {
-                                value: &m.value,
-                                from_yaml: m.from_yaml,
-                                file: &m.file,
-                            }),
-                    );
-                }
+                objects.extend(
+                    bundle
+                        .manifests
+                        .iter()
+                        .zip(&synthesis.absorbed)
+                        .filter(|(_, absorbed)| !**absorbed)
+                        .map(|(m, _)| object(m)),
+                );
                 bundle_objects::check(&objects, &mut findings);
             }
             Optional::GoodPractices => {
-                let channels = annotation_channels(root);
+                let channels = content::annotation_channels(root);
                 good_practices::check(&synthesis.csv, &channels, csv_file, &mut findings);
             }
         }
     }
     findings
-}
-
-/// The channels and default channel of the annotations, for good-practices.
-fn annotation_channels(root: &Path) -> Vec<String> {
-    let Some(annotations) = csvless::annotations(root) else {
-        return Vec::new();
-    };
-    let get = |key: &str| {
-        annotations
-            .get(key)
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
-    let mut channels: Vec<String> = get(format::CHANNELS_KEY)
-        .split(',')
-        .map(str::to_string)
-        .collect();
-    channels.push(get(format::DEFAULT_CHANNEL_KEY));
-    channels
 }
 
 /// The API server's name rule for objects applied as they are: RBAC objects
@@ -187,4 +150,12 @@ fn deployment_problem(m: &csvless::Manifest) -> Option<String> {
         }
     }
     None
+}
+
+fn object(m: &csvless::Manifest) -> Object<'_> {
+    Object {
+        value: &m.value,
+        from_yaml: m.from_yaml,
+        file: &m.file,
+    }
 }
