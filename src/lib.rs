@@ -52,7 +52,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             if is_broken_pipe(&error) {
                 return ExitCode::SUCCESS;
             }
-            output::error(&format!("{error}"));
+            output::error(&diag::error_chain(error.chain()));
             ExitCode::from(1)
         }
     }

@@ -6,6 +6,23 @@ pub mod tree;
 
 use crate::declcfg::Origin;
 
+/// The message of an error followed by those of its causes, joined by `": "` as Go's wrapped
+/// errors read. A cause whose text the message already contains (an error that quotes its source,
+/// as many upstream messages do) is not repeated.
+pub fn error_chain<'a>(
+    mut chain: impl Iterator<Item = &'a (dyn std::error::Error + 'static)>,
+) -> String {
+    let mut message = chain.next().map(ToString::to_string).unwrap_or_default();
+    for cause in chain {
+        let text = cause.to_string();
+        if !text.is_empty() && !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+    }
+    message
+}
+
 /// How serious a finding is. Only errors make a catalog fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -120,5 +137,51 @@ mod tests {
         report.push(Diagnostic::error("y", Subject::Catalog, "e"));
         assert!(report.has_errors());
         assert_eq!(report.len(), 2);
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("{text}")]
+    struct Layer {
+        text: &'static str,
+        #[source]
+        source: Option<Box<Layer>>,
+    }
+
+    fn layers(texts: &[&'static str]) -> Layer {
+        texts
+            .iter()
+            .rev()
+            .fold(None, |source, text| {
+                Some(Layer {
+                    text,
+                    source: source.map(Box::new),
+                })
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn error_chain_joins_causes_once() {
+        let chain = |error: &Layer| {
+            let mut items: Vec<&(dyn std::error::Error + 'static)> = vec![error];
+            while let Some(next) = items.last().unwrap().source() {
+                items.push(next);
+            }
+            error_chain(items.into_iter())
+        };
+        assert_eq!(
+            chain(&layers(&[
+                "read layer archive",
+                "gzip",
+                "invalid gzip header"
+            ])),
+            "read layer archive: gzip: invalid gzip header"
+        );
+        // A message that already quotes its cause does not repeat it.
+        assert_eq!(
+            chain(&layers(&["open x: permission denied", "permission denied"])),
+            "open x: permission denied"
+        );
+        assert_eq!(chain(&layers(&["only"])), "only");
     }
 }
