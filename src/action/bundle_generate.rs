@@ -739,7 +739,7 @@ fn decode_package_manifest(bytes: &[u8]) -> Result<PackageManifest, String> {
         Ok(documents) => match documents.into_iter().next() {
             None => return Err(decode_error("EOF".to_string())),
             Some(Document::Yaml(value)) => (value, true),
-            Some(Document::Json(text)) => match serde_json::from_str::<Value>(text) {
+            Some(Document::Json(text)) => match crate::encoding::json::parse_value(text) {
                 Ok(value) => (value, false),
                 Err(e) => return Err(decode_error(e.to_string())),
             },

@@ -57,7 +57,7 @@ pub fn objects(bytes: &[u8]) -> Vec<Value> {
     documents
         .into_iter()
         .filter_map(|document| match document {
-            Document::Json(text) => serde_json::from_str::<Value>(text).ok(),
+            Document::Json(text) => crate::encoding::json::parse_value(text).ok(),
             Document::Yaml(value) => Some(value),
         })
         .filter(|value| {

@@ -227,7 +227,7 @@ fn parse_file_with(
             message,
         };
         let (value, from_yaml) = match document {
-            Document::Json(text) => match serde_json::from_str(text) {
+            Document::Json(text) => match crate::encoding::json::parse_value(text) {
                 Ok(value) => (value, false),
                 Err(e) => return Err(fail(format!("json: {e}"))),
             },

@@ -1,6 +1,7 @@
 //! JSON writers with Go `encoding/json` bytes: compact or indented, with or
 //! without HTML escaping, numbers written with their exact text. Also Go's
-//! `%q` string quoting used in upstream messages.
+//! `%q` string quoting used in upstream messages, and the parser of single JSON
+//! documents that accepts Go's nesting depth.
 
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -343,6 +344,28 @@ fn is_go_printable(c: char) -> bool {
         .any(|&(lo, hi)| (lo..=hi).contains(&cp))
 }
 
+/// Parses one JSON document into a value, as deep as Go's `encoding/json` allows.
+///
+/// serde_json stops at 128 levels of nesting; upstream accepts 10,000 (the stream splitter
+/// refuses deeper documents with Go's message before they get here). The rare deeper document is
+/// parsed again without serde_json's limit, on a thread with a large stack.
+pub fn parse_value(text: &str) -> serde_json::Result<Value> {
+    match serde_json::from_str(text) {
+        Err(error) if error.to_string().starts_with("recursion limit exceeded") => {
+            super::on_deep_stack(|| {
+                use serde::Deserialize as _;
+                let mut deserializer = serde_json::Deserializer::from_str(text);
+                deserializer.disable_recursion_limit();
+                let value = Value::deserialize(&mut deserializer)?;
+                deserializer.end()?;
+                Ok(value)
+            })
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        }
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,6 +374,21 @@ mod tests {
         let mut s = String::new();
         write_compact(v, &mut s, html);
         s
+    }
+
+    #[test]
+    fn parse_value_accepts_go_nesting_depth() {
+        for depth in [1, 128, 129, 10_000] {
+            let text = format!("{{\"v\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
+            let value = parse_value(&text).expect("nesting up to Go's limit parses");
+            let mut inner = &value["v"];
+            for _ in 1..depth {
+                inner = &inner[0];
+            }
+            assert_eq!(inner, &serde_json::json!([1]), "depth {depth}");
+        }
+        assert!(parse_value("{\"v\": [").is_err());
+        assert!(parse_value(&format!("{}{}", "[".repeat(300), "]".repeat(299))).is_err());
     }
 
     #[test]

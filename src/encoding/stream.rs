@@ -96,7 +96,24 @@ pub fn decode_documents(bytes: &[u8]) -> Result<Vec<Document<'_>>, StreamError> 
                 pos = end;
                 continue;
             }
-            Scan::Syntax { offset, message } => (Some(offset), message),
+            Scan::Syntax {
+                offset,
+                message,
+                too_deep,
+            } => {
+                // The YAML reading of the same text nests just as deep, which go-yaml refuses,
+                // so upstream reports this JSON error in the end; the YAML pass is skipped.
+                if too_deep && documents.len() <= 1 {
+                    return Err(StreamError {
+                        index: documents.len(),
+                        kind: StreamErrorKind::JsonSyntax {
+                            offset: offset as u64,
+                            message,
+                        },
+                    });
+                }
+                (Some(offset), message)
+            }
             Scan::UnexpectedEof => (None, String::new()),
         };
         let index = documents.len();
@@ -227,10 +244,12 @@ enum Scan {
         start: usize,
         end: usize,
     },
-    /// `offset` is the 1-based position of the offending byte in the file.
+    /// `offset` is the 1-based position of the offending byte in the file; `too_deep` marks
+    /// Go's nesting limit (`exceeded max depth`).
     Syntax {
         offset: usize,
         message: String,
+        too_deep: bool,
     },
     UnexpectedEof,
 }
@@ -283,6 +302,7 @@ fn syntax(at: usize, c: u8, context: &str) -> Scan {
     Scan::Syntax {
         offset: at + 1,
         message: format!("invalid character {} {context}", quote_char(c)),
+        too_deep: false,
     }
 }
 
@@ -352,7 +372,14 @@ fn scan_json_value(b: &[u8], pos: usize) -> Scan {
                             };
                             stack.push(container);
                             if stack.len() > MAX_JSON_DEPTH {
-                                return syntax(i, c, "exceeded max depth");
+                                return Scan::Syntax {
+                                    offset: i + 1,
+                                    message: format!(
+                                        "invalid character {} exceeded max depth",
+                                        quote_char(c)
+                                    ),
+                                    too_deep: true,
+                                };
                             }
                             next
                         }
@@ -1056,6 +1083,25 @@ mod tests {
                 0,
                 "error converting YAML to JSON: yaml: invalid trailing UTF-8 octet".to_string()
             ))
+        );
+    }
+
+    #[test]
+    fn json_nested_too_deep_is_refused_without_a_yaml_pass() {
+        // 100,000 levels: the JSON error stands (the YAML reading nests as deep, which go-yaml
+        // refuses too), found in one linear scan.
+        let deep = format!("{{\"a\":{}", "[".repeat(100_000));
+        assert_eq!(
+            decode_documents(deep.as_bytes()).map_err(|e| (e.index, e.to_string())),
+            Err((
+                0,
+                "json: offset 10005: invalid character '[' exceeded max depth".to_string()
+            ))
+        );
+        let second = format!("{{}}\n{}", "[".repeat(20_000));
+        assert_eq!(
+            decode_documents(second.as_bytes()).map_err(|e| e.index),
+            Err(1)
         );
     }
 

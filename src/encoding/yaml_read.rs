@@ -34,9 +34,6 @@ const MAX_DEPTH: usize = 10_000;
 /// Nesting bound above which the conversion runs on a thread with a large stack.
 const INLINE_DEPTH: usize = 256;
 
-/// Stack size of that thread: enough for `MAX_DEPTH` levels of the recursive stages.
-const DEEP_STACK: usize = 256 << 20;
-
 const TAG_PREFIX: &str = "tag:yaml.org,2002:";
 const STR_TAG: &str = "tag:yaml.org,2002:str";
 const BOOL_TAG: &str = "tag:yaml.org,2002:bool";
@@ -102,17 +99,8 @@ pub fn yaml_bytes_to_json(input: &[u8]) -> Result<Value, YamlError> {
     if bound <= INLINE_DEPTH {
         return convert_tree(&tree);
     }
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .stack_size(DEEP_STACK)
-            .spawn_scoped(scope, || convert_tree(&tree));
-        match worker {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|_| Err(YamlError::yaml("unknown problem parsing YAML content"))),
-            Err(_) => convert_tree(&tree),
-        }
-    })
+    super::on_deep_stack(|| convert_tree(&tree))
+        .unwrap_or_else(|_| Err(YamlError::yaml("unknown problem parsing YAML content")))
 }
 
 fn convert_tree(tree: &Tree) -> Result<Value, YamlError> {

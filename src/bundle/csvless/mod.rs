@@ -164,7 +164,7 @@ pub fn annotations(root: &Path) -> Option<serde_json::Map<String, Value>> {
     paths.into_iter().find_map(|path| {
         let bytes = std::fs::read(&path).ok()?;
         let first = match decode_documents(&bytes).ok()?.into_iter().next()? {
-            Document::Json(text) => serde_json::from_str::<Value>(text).ok()?,
+            Document::Json(text) => crate::encoding::json::parse_value(text).ok()?,
             Document::Yaml(value) => value,
         };
         match first.get("annotations") {
@@ -341,7 +341,7 @@ pub fn objects_of(bytes: &[u8]) -> Result<Vec<StreamObject>, (usize, String)> {
         let number = index + 1;
         let (value, from_yaml) = match document {
             Document::Json(text) => (
-                serde_json::from_str::<Value>(text).map_err(|e| (number, e.to_string()))?,
+                crate::encoding::json::parse_value(text).map_err(|e| (number, e.to_string()))?,
                 false,
             ),
             Document::Yaml(value) => (value, true),

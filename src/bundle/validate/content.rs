@@ -193,7 +193,7 @@ fn read_documents(bytes: &[u8]) -> Result<Vec<(Value, bool)>, String> {
     for (index, document) in documents.into_iter().enumerate() {
         let (value, from_yaml) = match document {
             Document::Json(text) => (
-                serde_json::from_str::<Value>(text).map_err(|e| e.to_string())?,
+                crate::encoding::json::parse_value(text).map_err(|e| e.to_string())?,
                 false,
             ),
             Document::Yaml(value) => (value, true),
