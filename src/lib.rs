@@ -14,6 +14,7 @@ pub mod declcfg;
 pub mod diag;
 pub mod encoding;
 pub mod fsutil;
+pub mod gosort;
 pub mod image;
 pub mod model;
 pub mod output;

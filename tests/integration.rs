@@ -20,5 +20,6 @@ mod image_hostile;
 mod image_tools;
 mod init;
 mod malformed;
+mod related_images;
 mod render;
 mod validate;

@@ -259,7 +259,8 @@ impl Render {
 }
 
 /// Upstream moves bundle objects and CSV metadata (stably) to the end of the
-/// properties, and sorts related images by image.
+/// properties, and sorts related images by image (Go's unstable
+/// `sort.Slice`, so equal images keep upstream's order).
 fn post_process(bundle: &mut Bundle) {
     let is_object = |kind: &str| kind == BUNDLE_OBJECT || kind == CSV_METADATA;
     if bundle.properties.iter().any(|p| is_object(&p.kind)) {
@@ -269,5 +270,5 @@ fn post_process(bundle: &mut Bundle) {
         rest.extend(objects);
         bundle.properties = rest;
     }
-    bundle.related_images.sort_by(|a, b| a.image.cmp(&b.image));
+    crate::bundle::sort_related_images(&mut bundle.related_images);
 }

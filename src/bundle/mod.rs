@@ -34,6 +34,7 @@ mod render;
 pub mod validate;
 
 pub use parse::parse_bundle_dir;
+pub use render::sort_related_images;
 
 use gojson::RawProperty;
 use serde_json::Value;

@@ -171,30 +171,53 @@ fn required_apis(csv: &Value) -> Result<Vec<(String, String, String)>, String> {
     Ok(out)
 }
 
-/// Related images: the CSV's `spec.relatedImages` as they are, then the
-/// image (when set), then the install strategy's container and init
-/// container images, each only when not already listed; sorted by image
-/// (stable: equal images keep their order).
+/// Related images, as upstream's `getRelatedImages` (alpha/action/render.go)
+/// builds them and `Render.Run` then sorts them:
+///
+/// 1. the CSV's `spec.relatedImages` as they are: duplicates, empty names and
+///    empty images included, nothing merged;
+/// 2. the bundle image (when set) with an empty name, unless one of those
+///    already lists it;
+/// 3. every container and init container image of the `deployment` install
+///    strategy (`GetOperatorImages`, a set) with an empty name, unless
+///    `spec.relatedImages` lists it. Upstream does not count the bundle image
+///    as listed here, so a container running the bundle image adds it a
+///    second time;
+/// 4. `sort.Slice` by image, which is not stable: when one image is listed
+///    under several names, which name comes first is what Go's pdqsort makes
+///    of the input order ([`crate::gosort`] reproduces it).
+///
+/// Upstream appends the operator images in Go map order, which is random.
+/// The images are distinct and none is in `spec.relatedImages`, so only the
+/// order of equal images with different names (from step 1) can depend on
+/// it, and only past 12 entries. We append them sorted by image, a fixed
+/// order: in the common case (no operator image missing from
+/// `spec.relatedImages`, or only one) it is exactly upstream's input.
 fn related_images(csv: &Value, image: &str) -> Result<Vec<RelatedImage>, String> {
     let spec = spec_map(csv)?;
     let mut images = csv_related_images(spec.get("relatedImages"))?;
-    let mut seen: BTreeSet<String> = images.iter().map(|r| r.image.clone()).collect();
-    if !image.is_empty() && seen.insert(image.to_string()) {
+    let listed: BTreeSet<String> = images.iter().map(|r| r.image.clone()).collect();
+    if !image.is_empty() && !listed.contains(image) {
         images.push(RelatedImage {
             name: String::new(),
             image: image.to_string(),
         });
     }
     for img in operator_images(spec) {
-        if seen.insert(img.clone()) {
+        if !listed.contains(&img) {
             images.push(RelatedImage {
                 name: String::new(),
                 image: img,
             });
         }
     }
-    images.sort_by(|a, b| a.image.cmp(&b.image));
+    sort_related_images(&mut images);
     Ok(images)
+}
+
+/// Upstream's `sort.Slice(b.RelatedImages, by image)` in `Render.Run`.
+pub fn sort_related_images(images: &mut [RelatedImage]) {
+    crate::gosort::slice(images, |a, b| a.image < b.image);
 }
 
 /// `spec.relatedImages`, decoded strictly as upstream does.
@@ -267,6 +290,261 @@ fn operator_images(spec: &Map<String, Value>) -> BTreeSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// A CSV whose one deployment runs `containers` and `init` (name, image).
+    fn csv(related: Value, containers: &[&str], init: &[&str]) -> Value {
+        let list = |images: &[&str]| -> Vec<Value> {
+            images
+                .iter()
+                .enumerate()
+                .map(|(i, image)| json!({"name": format!("c{i}"), "image": image}))
+                .collect()
+        };
+        let mut spec = json!({"install": {"strategy": "deployment", "spec": {"deployments": [
+            {"name": "d", "spec": {"template": {"spec": {
+                "containers": list(containers),
+                "initContainers": list(init),
+            }}}}
+        ]}}});
+        if !related.is_null() {
+            spec["relatedImages"] = related;
+        }
+        json!({"spec": spec})
+    }
+
+    fn named(pairs: &[(&str, &str)]) -> Value {
+        Value::Array(
+            pairs
+                .iter()
+                .map(|(name, image)| json!({"name": name, "image": image}))
+                .collect(),
+        )
+    }
+
+    fn pairs(images: &[RelatedImage]) -> Vec<(&str, &str)> {
+        images
+            .iter()
+            .map(|r| (r.name.as_str(), r.image.as_str()))
+            .collect()
+    }
+
+    fn check(csv: &Value, image: &str, want: &[(&str, &str)]) {
+        let got = related_images(csv, image).unwrap();
+        assert_eq!(pairs(&got), want, "{csv}");
+    }
+
+    // Every expectation below is what upstream's getRelatedImages
+    // (alpha/action/render.go) followed by Render.Run's
+    // `sort.Slice(b.RelatedImages, by Image)` returns for the same CSV; they
+    // were computed by running that code.
+
+    /// getRelatedImages keeps `spec.relatedImages` verbatim: one image under
+    /// two names stays twice. Up to 12 entries sort.Slice is an insertion
+    /// sort, so the names keep the CSV's order, in either order.
+    #[test]
+    fn one_image_under_two_names_keeps_both_in_csv_order() {
+        let dash_first = named(&[
+            ("op-image", "q/op:1"),
+            ("op_image", "q/op:1"),
+            ("db", "q/db:1"),
+        ]);
+        check(
+            &csv(dash_first, &["q/op:1"], &[]),
+            "",
+            &[
+                ("db", "q/db:1"),
+                ("op-image", "q/op:1"),
+                ("op_image", "q/op:1"),
+            ],
+        );
+        let underscore_first = named(&[
+            ("op_image", "q/op:1"),
+            ("op-image", "q/op:1"),
+            ("db", "q/db:1"),
+        ]);
+        check(
+            &csv(underscore_first, &["q/op:1"], &[]),
+            "",
+            &[
+                ("db", "q/db:1"),
+                ("op_image", "q/op:1"),
+                ("op-image", "q/op:1"),
+            ],
+        );
+    }
+
+    /// GetOperatorImages (pkg/registry/csv.go) collects container and init
+    /// container images; getRelatedImages adds one, with no name, only when
+    /// `spec.relatedImages` does not list it: the named entry is the one kept.
+    #[test]
+    fn container_image_also_related_keeps_the_named_entry() {
+        check(
+            &csv(
+                named(&[("manager", "q/op:1")]),
+                &["q/op:1", "q/proxy:1"],
+                &["q/init:1"],
+            ),
+            "",
+            &[("", "q/init:1"), ("manager", "q/op:1"), ("", "q/proxy:1")],
+        );
+    }
+
+    /// Empty names are names like any other: an entry without a name and a
+    /// named one for the same image both stay (getRelatedImages does not
+    /// merge), and a container image listed with an empty name is not added
+    /// again.
+    #[test]
+    fn empty_names_are_kept() {
+        let related = json!([
+            {"image": "q/a:1"},
+            {"name": "a", "image": "q/a:1"},
+            {"name": "", "image": "q/b:1"},
+        ]);
+        check(
+            &csv(related, &["q/b:1", "q/c:1"], &[]),
+            "",
+            &[("", "q/a:1"), ("a", "q/a:1"), ("", "q/b:1"), ("", "q/c:1")],
+        );
+    }
+
+    /// getRelatedImages adds the bundle image only when `spec.relatedImages`
+    /// does not list it, but does not count it as seen for the container
+    /// images: a container running the bundle image lists it twice.
+    #[test]
+    fn bundle_image_already_listed_or_also_a_container() {
+        check(
+            &csv(
+                named(&[("bundle", "q/bundle:v1"), ("op", "q/op:1")]),
+                &["q/op:1"],
+                &[],
+            ),
+            "q/bundle:v1",
+            &[("bundle", "q/bundle:v1"), ("op", "q/op:1")],
+        );
+        check(
+            &csv(named(&[("op", "q/op:1")]), &["q/op:1", "q/bundle:v1"], &[]),
+            "q/bundle:v1",
+            &[("", "q/bundle:v1"), ("", "q/bundle:v1"), ("op", "q/op:1")],
+        );
+    }
+
+    /// GetOperatorImages reads initContainers too, and a container without
+    /// an image contributes "" (appsv1.Container.Image is a plain string).
+    #[test]
+    fn init_containers_count() {
+        check(
+            &csv(
+                named(&[("op", "q/op:1")]),
+                &["q/op:1"],
+                &["q/op:1", "q/init:1", ""],
+            ),
+            "",
+            &[("", ""), ("", "q/init:1"), ("op", "q/op:1")],
+        );
+    }
+
+    /// Past 12 entries sort.Slice is Go's pdqsort, which is not stable:
+    /// pairs written `x-legacy` then `x_legacy` come out in either order, as
+    /// Go's partitioning leaves them (gosort reproduces it).
+    #[test]
+    fn past_twelve_entries_equal_images_follow_go_pdqsort() {
+        let mut list = Vec::new();
+        for k in [
+            "csi",
+            "snapshotter",
+            "provisioner",
+            "attacher",
+            "resizer",
+            "registrar",
+            "liveness",
+        ] {
+            list.push((format!("{k}-legacy"), format!("r/{k}:1")));
+            list.push((format!("{k}_legacy"), format!("r/{k}:1")));
+        }
+        let list: Vec<(&str, &str)> = list.iter().map(|(n, i)| (n.as_str(), i.as_str())).collect();
+        check(
+            &csv(named(&list), &["r/csi:1"], &[]),
+            "",
+            &[
+                ("attacher-legacy", "r/attacher:1"),
+                ("attacher_legacy", "r/attacher:1"),
+                ("csi_legacy", "r/csi:1"),
+                ("csi-legacy", "r/csi:1"),
+                ("liveness_legacy", "r/liveness:1"),
+                ("liveness-legacy", "r/liveness:1"),
+                ("provisioner-legacy", "r/provisioner:1"),
+                ("provisioner_legacy", "r/provisioner:1"),
+                ("registrar-legacy", "r/registrar:1"),
+                ("registrar_legacy", "r/registrar:1"),
+                ("resizer_legacy", "r/resizer:1"),
+                ("resizer-legacy", "r/resizer:1"),
+                ("snapshotter_legacy", "r/snapshotter:1"),
+                ("snapshotter-legacy", "r/snapshotter:1"),
+            ],
+        );
+        // The same CSV rendered with a bundle image and one more operator
+        // image: two more entries, so a different pdqsort run.
+        check(
+            &csv(named(&list), &["r/csi:1", "q/op:2"], &[]),
+            "q/bundle:v1",
+            &[
+                ("", "q/bundle:v1"),
+                ("", "q/op:2"),
+                ("attacher-legacy", "r/attacher:1"),
+                ("attacher_legacy", "r/attacher:1"),
+                ("csi_legacy", "r/csi:1"),
+                ("csi-legacy", "r/csi:1"),
+                ("liveness-legacy", "r/liveness:1"),
+                ("liveness_legacy", "r/liveness:1"),
+                ("provisioner-legacy", "r/provisioner:1"),
+                ("provisioner_legacy", "r/provisioner:1"),
+                ("registrar-legacy", "r/registrar:1"),
+                ("registrar_legacy", "r/registrar:1"),
+                ("resizer_legacy", "r/resizer:1"),
+                ("resizer-legacy", "r/resizer:1"),
+                ("snapshotter_legacy", "r/snapshotter:1"),
+                ("snapshotter-legacy", "r/snapshotter:1"),
+            ],
+        );
+    }
+
+    /// Where upstream's result depends on Go map order (two operator images
+    /// missing from `spec.relatedImages`, equal images under several names,
+    /// more than 12 entries), we append the operator images sorted by image;
+    /// this is upstream's output for that iteration order.
+    #[test]
+    fn map_order_dependent_input_uses_sorted_operator_images() {
+        let related: Vec<(String, String)> = [2, 3, 0, 2, 3, 3, 0, 3, 0, 0, 3, 0]
+            .iter()
+            .enumerate()
+            .map(|(i, image)| (format!("n{i}"), format!("i/{image}")))
+            .collect();
+        let related: Vec<(&str, &str)> = related
+            .iter()
+            .map(|(n, i)| (n.as_str(), i.as_str()))
+            .collect();
+        check(
+            &csv(named(&related), &["i/4", "i/1"], &[]),
+            "",
+            &[
+                ("n9", "i/0"),
+                ("n2", "i/0"),
+                ("n6", "i/0"),
+                ("n11", "i/0"),
+                ("n8", "i/0"),
+                ("", "i/1"),
+                ("n0", "i/2"),
+                ("n3", "i/2"),
+                ("n4", "i/3"),
+                ("n1", "i/3"),
+                ("n10", "i/3"),
+                ("n5", "i/3"),
+                ("n7", "i/3"),
+                ("", "i/4"),
+            ],
+        );
+    }
 
     #[test]
     fn related_image_order() {
