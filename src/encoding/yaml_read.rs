@@ -97,15 +97,17 @@ pub fn yaml_bytes_to_json(input: &[u8]) -> Result<Value, YamlError> {
         .max_depth
         .saturating_mul(tree.alias_nodes.saturating_add(1));
     if bound <= INLINE_DEPTH {
-        return convert_tree(&tree);
+        return convert_tree(&tree, input.len());
     }
-    super::on_deep_stack(|| convert_tree(&tree))
+    super::on_deep_stack(|| convert_tree(&tree, input.len()))
         .unwrap_or_else(|_| Err(YamlError::yaml("unknown problem parsing YAML content")))
 }
 
-fn convert_tree(tree: &Tree) -> Result<Value, YamlError> {
+fn convert_tree(tree: &Tree, size: usize) -> Result<Value, YamlError> {
     let mut decoder = Decoder {
         tree,
+        alias_budget: alias_budget(size),
+        alias_bytes: 0,
         decode_count: 1, // go-yaml also counts the document node
         alias_count: 0,
         alias_depth: 0,
@@ -636,10 +638,27 @@ impl YMap {
 
 struct Decoder<'t> {
     tree: &'t Tree,
+    /// How many bytes of scalars (plus one per node) aliases may copy in.
+    alias_budget: u64,
+    alias_bytes: u64,
     decode_count: u64,
     alias_count: u64,
     alias_depth: u32,
     active: HashSet<usize>,
+}
+
+/// How much a document's aliases may expand, against its own size.
+pub const ALIAS_EXPANSION_FACTOR: u64 = 10;
+
+/// What aliases may expand to in a document of `size` bytes: [`ALIAS_EXPANSION_FACTOR`] times its
+/// size, and at least 1 MiB.
+///
+/// Deliberate difference: go-yaml bounds aliasing by node counts only, so one large anchored
+/// scalar referenced a few thousand times (a 1 MB file turned into 3 GB of values) passes there.
+fn alias_budget(size: usize) -> u64 {
+    (size as u64)
+        .saturating_mul(ALIAS_EXPANSION_FACTOR)
+        .max(1 << 20)
 }
 
 fn allowed_alias_ratio(decode_count: u64) -> f64 {
@@ -663,6 +682,7 @@ impl Decoder<'_> {
         self.decode_count += 1;
         if self.alias_depth > 0 {
             self.alias_count += 1;
+            self.spend(1)?;
         }
         if self.alias_count > 100
             && self.decode_count > 1000
@@ -670,6 +690,19 @@ impl Decoder<'_> {
                 > allowed_alias_ratio(self.decode_count)
         {
             return Err(YamlError::yaml("document contains excessive aliasing"));
+        }
+        Ok(())
+    }
+
+    /// Charges `bytes` to what aliases copy in (one per node, plus the text of scalars).
+    fn spend(&mut self, bytes: usize) -> Result<(), YamlError> {
+        self.alias_bytes = self.alias_bytes.saturating_add(bytes as u64);
+        if self.alias_bytes > self.alias_budget {
+            return Err(YamlError::yaml(format!(
+                "document contains excessive aliasing: aliases expand to more than {} bytes \
+                 ({ALIAS_EXPANSION_FACTOR} times the document's size, at least 1 MiB)",
+                self.alias_budget
+            )));
         }
         Ok(())
     }
@@ -698,7 +731,12 @@ impl Decoder<'_> {
                 value,
                 tag,
                 implicit,
-            } => scalar(value, tag, *implicit),
+            } => {
+                if self.alias_depth > 0 {
+                    self.spend(value.len())?;
+                }
+                scalar(value, tag, *implicit)
+            }
             Node::Alias { name, target } => {
                 self.enter_alias(n, name)?;
                 let decoded = self.value(*target, depth)?;
@@ -1900,6 +1938,26 @@ mod tests {
                     .to_string()
             )
         );
+        // One large scalar referenced many times passes go-yaml's node ratio; its bytes do not.
+        let big = "x".repeat(64 << 10);
+        let mut scalars = format!("big: &big \"{big}\"\nrefs:\n");
+        for i in 0..300 {
+            let _ = writeln!(scalars, "  k{i}: *big");
+        }
+        let refused = yaml_to_json(&scalars).unwrap_err().to_string();
+        assert!(
+            refused.starts_with(
+                "error converting YAML to JSON: yaml: document contains excessive aliasing: \
+                 aliases expand to more than"
+            ),
+            "{refused}"
+        );
+        // A few references stay within the budget.
+        let mut fewer = format!("big: &big \"{big}\"\nrefs:\n");
+        for i in 0..9 {
+            let _ = writeln!(fewer, "  k{i}: *big");
+        }
+        assert!(yaml_to_json(&fewer).is_ok());
         // Aliases nesting 300 levels deep, with enough plain content to stay under the
         // aliasing ratio.
         let mut chain = format!("pad: [{}]\na0: &a0 [1]\n", vec!["0"; 100_000].join(", "));
