@@ -71,6 +71,8 @@ pub enum BuildError {
     Exec(#[from] ExecError),
     #[error(transparent)]
     Image(#[from] build::BuildError),
+    #[error(transparent)]
+    Input(#[from] crate::fsutil::InputError),
 }
 
 impl From<StageError> for BuildError {
@@ -244,22 +246,42 @@ fn assemble_view(
     batch: &Batch,
     view: &Path,
 ) -> Result<(), BuildError> {
-    copy_staged_tree(&generated.manifests_dir, batch, &view.join("manifests"))?;
-    copy_staged_tree(&generated.metadata_dir, batch, &view.join("metadata"))?;
-    if let Some(root) = generated.metadata_dir.parent() {
-        let scorecard = root.join("tests/scorecard");
-        if scorecard.is_dir() {
-            copy_staged_tree(&scorecard, batch, &view.join("tests/scorecard"))?;
-        }
+    // The bundle directory: what links may point into.
+    let root = generated
+        .metadata_dir
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    copy_staged_tree(
+        &generated.manifests_dir,
+        &root,
+        batch,
+        &view.join("manifests"),
+    )?;
+    copy_staged_tree(
+        &generated.metadata_dir,
+        &root,
+        batch,
+        &view.join("metadata"),
+    )?;
+    let scorecard = root.join("tests/scorecard");
+    if scorecard.is_dir() {
+        copy_staged_tree(&scorecard, &root, batch, &view.join("tests/scorecard"))?;
     }
     Ok(())
 }
 
 /// Copies the files under `source` to `dest`, as they will be after the
 /// batch is committed: staged contents replace (or add to) those on disk.
-/// Symbolic links to files are copied as files; linked directories are not
-/// followed.
-fn copy_staged_tree(source: &Path, batch: &Batch, dest: &Path) -> Result<(), BuildError> {
+/// Symbolic links to files inside `root` are copied as files; a link out of
+/// `root`, a FIFO, device or socket is refused (nothing outside the bundle may
+/// end up in its image); linked directories are not followed.
+fn copy_staged_tree(
+    source: &Path,
+    root: &Path,
+    batch: &Batch,
+    dest: &Path,
+) -> Result<(), BuildError> {
     let io = |op: &'static str, path: &Path| {
         let path = path.to_path_buf();
         move |error| BuildError::Io { op, path, error }
@@ -279,6 +301,7 @@ fn copy_staged_tree(source: &Path, batch: &Batch, dest: &Path) -> Result<(), Bui
             if entry.file_type().is_symlink() && path.is_dir() {
                 continue;
             }
+            crate::fsutil::check_input(path, root)?;
             if let Ok(relative) = path.strip_prefix(source) {
                 files.insert(relative.to_path_buf(), path.to_path_buf());
             }

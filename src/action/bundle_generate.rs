@@ -173,7 +173,7 @@ impl GenerateBundle {
         // A CSV-less bundle (no CSV, so detected as plain) keeps the media
         // type its existing annotations name: registry+v2.
         if media_type == MediaType::Plain && !self.overwrite {
-            let existing = std::fs::read(self.annotations_path())
+            let existing = crate::bundle::read_file(&self.annotations_path())
                 .ok()
                 .and_then(|bytes| parse_annotations_file(&bytes).ok());
             let label = existing.as_ref().and_then(|found| {
@@ -618,7 +618,7 @@ fn read_bundle_csv(dir: &Path) -> Result<CsvLinks, String> {
         if is_dir {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Ok(bytes) = crate::bundle::read_file(&path) else {
             continue;
         };
         for object in mediatype::objects(&bytes) {
@@ -696,15 +696,17 @@ fn find_package_manifest(
         if *is_dir {
             continue;
         }
-        let bytes = match std::fs::read(path) {
+        let bytes = match crate::bundle::read_file(path) {
             Ok(bytes) => bytes,
             Err(e) => {
-                errors.push(format!(
-                    "error opening {} file, open {}: {}",
-                    path.display(),
-                    path.display(),
-                    io_message(&e)
-                ));
+                errors.push(match e.io_message() {
+                    Some(text) => format!(
+                        "error opening {} file, open {}: {text}",
+                        path.display(),
+                        path.display(),
+                    ),
+                    None => e.to_string(),
+                });
                 continue;
             }
         };
@@ -895,9 +897,9 @@ fn stage_manifest_copies(
             error,
         };
         let metadata = std::fs::metadata(&source).map_err(|e| io("open", e))?;
-        let bytes = std::fs::read(&source).map_err(|e| {
+        let bytes = crate::bundle::read_file(&source).map_err(|e| {
             let op = if metadata.is_dir() { "read" } else { "open" };
-            io(op, e)
+            io(op, input_io_error(e))
         })?;
         batch.stage(&target, &bytes, permission_bits(&metadata))?;
     }
@@ -950,14 +952,25 @@ fn sorted_entries(dir: &Path) -> std::io::Result<Vec<(PathBuf, bool)>> {
 
 /// The existing file's content; `None` when there is no file.
 fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, GenerateError> {
-    match std::fs::read(path) {
+    match crate::bundle::read_file(path) {
         Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(crate::fsutil::InputError::Io {
+            kind: std::io::ErrorKind::NotFound,
+            ..
+        }) => Ok(None),
         Err(error) => Err(GenerateError::Io {
             op: if path.is_dir() { "read" } else { "open" },
             path: path.to_path_buf(),
-            error,
+            error: input_io_error(error),
         }),
+    }
+}
+
+/// An input refusal as the I/O error this module reports (`open PATH: is a named pipe ...`).
+fn input_io_error(error: crate::fsutil::InputError) -> std::io::Error {
+    match error {
+        crate::fsutil::InputError::Io { kind, message, .. } => std::io::Error::new(kind, message),
+        refused => std::io::Error::other(refused.reason()),
     }
 }
 

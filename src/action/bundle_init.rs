@@ -366,8 +366,17 @@ fn read_directory(
             ));
             continue;
         }
-        let contents =
-            std::fs::read(absolute.join(&name)).map_err(|e| read_error("open", &path, e))?;
+        let contents = crate::fsutil::read_input(
+            &absolute.join(&name),
+            &absolute,
+            crate::fsutil::Limit::Manifest,
+        )
+        .map_err(|e| match e {
+            crate::fsutil::InputError::Io { kind, message, .. } => {
+                read_error("open", &path, std::io::Error::new(kind, message))
+            }
+            refused => read_error("open", &path, std::io::Error::other(refused.reason())),
+        })?;
         let found = decode_objects(&contents, &file_name)?;
         if found.is_empty() {
             warn(&format!("skipping {file_name}: it holds no objects"));

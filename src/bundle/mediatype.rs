@@ -93,8 +93,12 @@ pub fn detect(dir: &Path) -> Result<MediaType, String> {
     let mut is_chart = false;
     for name in &names {
         let path = dir.join(name);
-        let bytes = std::fs::read(&path)
-            .map_err(|_| format!("Unable to read file {} in bundle", path.display()))?;
+        let bytes = crate::bundle::read_file(&path).map_err(|e| match e {
+            crate::fsutil::InputError::Io { .. } => {
+                format!("Unable to read file {} in bundle", path.display())
+            }
+            refused => refused.to_string(),
+        })?;
         if name == "Chart.yaml" && chart_name(&bytes).is_some_and(|n| !n.is_empty()) {
             is_chart = true;
         }

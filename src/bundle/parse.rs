@@ -176,11 +176,23 @@ fn io_text(e: &std::io::Error) -> String {
 }
 
 /// The documents of one file as Go's decoder sees them; `None` when the file
-/// cannot be read or decoded (upstream skips it with a warning).
-fn read_documents(path: &Path) -> Option<Vec<RawDoc>> {
-    let bytes = std::fs::read(path).ok()?;
-    let docs = decode_documents(&bytes).ok()?;
-    Some(
+/// cannot be read or decoded (upstream skips it with a warning). A file that is
+/// refused outright (a FIFO or device, a link out of the bundle, a file over the
+/// size limit) is an error: upstream would hang on it or read what it should not.
+fn read_documents(path: &Path) -> Result<Option<Vec<RawDoc>>, BundleDirError> {
+    let bytes = match super::read_file(path) {
+        Ok(bytes) => bytes,
+        Err(crate::fsutil::InputError::Io { .. })
+        | Err(crate::fsutil::InputError::NotRegular {
+            kind: "a directory",
+            ..
+        }) => return Ok(None),
+        Err(refused) => return Err(BundleDirError::new(refused.to_string())),
+    };
+    let Ok(docs) = decode_documents(&bytes) else {
+        return Ok(None);
+    };
+    Ok(Some(
         docs.into_iter()
             .map(|d| match d {
                 Document::Json(text) => RawDoc {
@@ -193,7 +205,7 @@ fn read_documents(path: &Path) -> Option<Vec<RawDoc>> {
                 },
             })
             .collect(),
-    )
+    ))
 }
 
 /// Whether a document decodes as a Kubernetes object: a JSON object whose
@@ -228,7 +240,7 @@ fn read_manifests(dir: &Path) -> Result<(Vec<Value>, usize), BundleDirError> {
         if is_dir || name.to_string_lossy().starts_with('.') {
             continue;
         }
-        let Some(docs) = read_documents(&entry.path()) else {
+        let Some(docs) = read_documents(&entry.path())? else {
             continue;
         };
         for doc in docs {
@@ -583,7 +595,7 @@ fn read_metadata(dir: &Path) -> Result<Metadata, BundleDirError> {
     };
     let (mut have_deps, mut have_props) = (false, false);
     for entry in sorted_entries(dir, "metadata")? {
-        let Some(docs) = read_documents(&entry.path()) else {
+        let Some(docs) = read_documents(&entry.path())? else {
             continue;
         };
         let Some(doc) = docs.into_iter().next() else {

@@ -57,10 +57,16 @@ impl IndexIgnore {
                 continue;
             }
             let path = entry.path();
-            let bytes = std::fs::read(path).map_err(|source| IgnoreError {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            let bytes = crate::fsutil::read_input(path, root, crate::fsutil::Limit::Catalog)
+                .map_err(|error| IgnoreError {
+                    path: path.to_path_buf(),
+                    source: match error {
+                        crate::fsutil::InputError::Io { kind, message, .. } => {
+                            io::Error::new(kind, message)
+                        }
+                        refused => io::Error::other(refused.to_string()),
+                    },
+                })?;
             let domain = domain_of(root, path);
             let lines = scan_lines(&bytes, true).map_err(|source| IgnoreError {
                 path: path.to_path_buf(),

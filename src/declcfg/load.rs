@@ -129,20 +129,7 @@ fn display_path(root: &Path, path: &Path, display_root: &str) -> String {
     }
 }
 
-/// The OS error text without Rust's " (os error N)" suffix, as Go prints it.
-pub fn io_message(error: &std::io::Error) -> String {
-    let text = error.to_string();
-    let text = match text.find(" (os error") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    };
-    // Go spells these in lower case.
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => text,
-    }
-}
+pub use crate::fsutil::io_message;
 
 /// Parses one file's bytes into blobs, keeping every bundle object.
 pub fn parse_file(bytes: &[u8], display: &str) -> Result<Vec<Blob>, FileError> {
@@ -281,7 +268,7 @@ pub fn load_dir(
     objects: BundleObjects,
 ) -> Result<DeclarativeConfig, LoadError> {
     let files = catalog_files(root, display_root)?;
-    let results = parse_files_parallel(&files, objects);
+    let results = parse_files_parallel(root, &files, objects);
     let mut config = DeclarativeConfig::default();
     let mut errors = Vec::new();
     for result in results {
@@ -301,12 +288,13 @@ pub fn load_dir(
     }
 }
 
-fn parse_one(path: &Path, display: &str, objects: BundleObjects) -> Result<Vec<Blob>, FileError> {
-    let bytes = std::fs::read(path).map_err(|e| FileError {
-        path: display.to_string(),
-        document: None,
-        message: format!("read {display}: {}", io_message(&e)),
-    })?;
+fn parse_one(
+    root: &Path,
+    path: &Path,
+    display: &str,
+    objects: BundleObjects,
+) -> Result<Vec<Blob>, FileError> {
+    let bytes = read_catalog_file(path, root, display)?;
     let file: Arc<Path> = Arc::from(path);
     parse_file_with(&bytes, display, Some(&file), objects)
 }
@@ -325,8 +313,9 @@ pub fn read_deferred(
     };
     let cached = matches!(cache, Some((file, _)) if *file == deferred.file);
     if !cached {
-        let bytes = std::fs::read(&deferred.file)
-            .map_err(|e| fail(format!("read {display}: {}", io_message(&e))))?;
+        // The file passed the tree check when it was loaded; only its type and size are
+        // checked again.
+        let bytes = read_catalog_file(&deferred.file, &deferred.file, &display)?;
         let values = fast_json_stream(&bytes)
             .ok_or_else(|| fail(format!("{display} changed while it was being read")))?;
         *cache = Some((
@@ -348,8 +337,21 @@ pub fn read_deferred(
     }
 }
 
+/// Reads a catalog file of the tree `root` ([`crate::fsutil::read_input`]).
+fn read_catalog_file(path: &Path, root: &Path, display: &str) -> Result<Vec<u8>, FileError> {
+    crate::fsutil::read_input(path, root, crate::fsutil::Limit::Catalog).map_err(|e| FileError {
+        path: display.to_string(),
+        document: None,
+        message: match e.io_message() {
+            Some(text) => format!("read {display}: {text}"),
+            None => e.to_string(),
+        },
+    })
+}
+
 /// Parses files on every core; results come back in the order of `files`.
 fn parse_files_parallel(
+    root: &Path,
     files: &[(PathBuf, String)],
     objects: BundleObjects,
 ) -> Vec<Result<Vec<Blob>, FileError>> {
@@ -359,7 +361,7 @@ fn parse_files_parallel(
     if threads <= 1 {
         return files
             .iter()
-            .map(|(p, d)| parse_one(p, d, objects))
+            .map(|(p, d)| parse_one(root, p, d, objects))
             .collect();
     }
     let next = AtomicUsize::new(0);
@@ -375,7 +377,7 @@ fn parse_files_parallel(
                         let Some((path, display)) = files.get(i) else {
                             break;
                         };
-                        done.push((i, parse_one(path, display, objects)));
+                        done.push((i, parse_one(root, path, display, objects)));
                     }
                     done
                 })

@@ -162,7 +162,7 @@ pub fn annotations(root: &Path) -> Option<serde_json::Map<String, Value>> {
         .collect();
     paths.sort();
     paths.into_iter().find_map(|path| {
-        let bytes = std::fs::read(&path).ok()?;
+        let bytes = crate::bundle::read_file(&path).ok()?;
         let first = match decode_documents(&bytes).ok()?.into_iter().next()? {
             Document::Json(text) => crate::encoding::json::parse_value(text).ok()?,
             Document::Yaml(value) => value,
@@ -193,9 +193,12 @@ pub fn inspect(root: &Path, media_type: MediaType, findings: &mut Vec<Finding>) 
     let manifests = read_manifests(root, findings);
     check_removed_apis(&manifests, media_type, findings);
     let bundle_yaml = root.join(metadata::FILE);
-    let meta = match std::fs::read(&bundle_yaml) {
+    let meta = match crate::bundle::read_file(&bundle_yaml) {
         Ok(bytes) => metadata::parse(&bytes, findings),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(crate::fsutil::InputError::Io {
+            kind: std::io::ErrorKind::NotFound,
+            ..
+        }) => {
             if media_type == MediaType::RegistryV2 {
                 findings.push(Finding::error(
                     metadata::BUNDLE_YAML_MISSING,
@@ -211,11 +214,7 @@ pub fn inspect(root: &Path, media_type: MediaType, findings: &mut Vec<Finding>) 
         Err(e) => {
             findings.push(Finding::error(
                 metadata::BUNDLE_YAML_MISSING,
-                format!(
-                    "{}: {}",
-                    metadata::FILE,
-                    crate::declcfg::load::io_message(&e)
-                ),
+                format!("{}: {}", metadata::FILE, e.reason()),
                 Some(metadata::FILE.into()),
             ));
             None
@@ -283,12 +282,12 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Finding>) -> Vec<Manifest>
             ));
             continue;
         }
-        let bytes = match std::fs::read(entry.path()) {
+        let bytes = match crate::bundle::read_file(&entry.path()) {
             Ok(bytes) => bytes,
             Err(e) => {
                 findings.push(Finding::error(
                     MANIFEST_NOT_OBJECTS,
-                    format!("{file}: {}", crate::declcfg::load::io_message(&e)),
+                    format!("{file}: {}", e.reason()),
                     Some(file),
                 ));
                 continue;

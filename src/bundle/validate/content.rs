@@ -80,12 +80,26 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
     for name in names {
         let file = format!("manifests/{}", name.to_string_lossy());
         let path = dir.join(&name);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) if path.is_file() => bytes,
-            _ => {
+        let bytes = match crate::bundle::read_file(&path) {
+            Ok(bytes) => bytes,
+            Err(
+                crate::fsutil::InputError::Io { .. }
+                | crate::fsutil::InputError::NotRegular {
+                    kind: "a directory",
+                    ..
+                },
+            ) => {
                 findings.push(Finding::error(
                     MANIFEST_UNREADABLE,
                     format!("Unable to read file {file} in supported types"),
+                    Some(file),
+                ));
+                continue;
+            }
+            Err(refused) => {
+                findings.push(Finding::error(
+                    MANIFEST_UNREADABLE,
+                    format!("{file}: {}", refused.reason()),
                     Some(file),
                 ));
                 continue;

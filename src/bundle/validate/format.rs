@@ -290,7 +290,7 @@ fn dependencies_of(doc: &RawDoc) -> Option<Vec<RawProperty>> {
 /// documents are never looked at, even when they are broken); `None` when
 /// the file cannot be read or its first document does not decode.
 fn read_first_document(path: &Path) -> Option<RawDoc> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::bundle::read_file(path).ok()?;
     let document = match decode_documents(&bytes) {
         Ok(documents) => documents.into_iter().next()?,
         Err(e) if e.index == 0 => return None,

@@ -1,6 +1,10 @@
 //! File-system helpers: atomic writes, either no-clobber ([`write_new_file`])
-//! or replacing in batches ([`Batch`]). A write either fully happens or leaves
-//! nothing behind.
+//! or replacing in batches ([`Batch`]), where a write either fully happens or
+//! leaves nothing behind; and safe reads of input files ([`read_input`]).
+
+mod input;
+
+pub use input::{check_input, parse_size, read_input, InputError, Limit};
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -59,6 +63,21 @@ pub fn write_new_file(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
         }
     })?;
     Ok(())
+}
+
+/// The OS error text without Rust's " (os error N)" suffix, as Go prints it.
+pub fn io_message(error: &std::io::Error) -> String {
+    let text = error.to_string();
+    let text = match text.find(" (os error") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    };
+    // Go spells these in lower case.
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => text,
+    }
 }
 
 /// A failed step of a [`Batch`]: the operation (`mkdir`, `open`, `write`,
