@@ -155,6 +155,11 @@ impl Output {
     }
 }
 
+/// An error and its causes, joined by `: ` (how `opm` prints them).
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    opm::diag::error_chain(std::iter::successors(Some(error), |e| e.source()))
+}
+
 pub fn copy_tree(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.expect("walk fixture");
