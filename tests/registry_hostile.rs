@@ -450,6 +450,24 @@ fn too_many_requests_is_retried_after_the_time_asked() {
     let (again, _) = renders(&reference);
     assert_eq!(first, again);
     assert!(first.contains("\"image\": \""));
+
+    // A wait beyond the deadline (and beyond what a clock holds) is not
+    // waited for.
+    for wait in ["3600", "99999999999999999"] {
+        let server = on_manifests(&layout, status(429, &[("Retry-After", wait)], "Slow down"));
+        let reference = format!("{}:v1", server.reference(REPOSITORY));
+        let elapsed = pull_fails(
+            Command::Validate,
+            &reference,
+            &[],
+            &format!(
+                "registry \"{}\" answered HTTP 429: slow down (it asks to retry after {wait} s)",
+                server.host
+            ),
+        );
+        assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+        assert_eq!(server.count(manifests), 1);
+    }
 }
 
 #[test]

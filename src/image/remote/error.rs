@@ -143,7 +143,7 @@ pub enum PullErrorKind {
         "registry {} answered HTTP {status}{}{}",
         go_quote(.registry),
         colon(.message),
-        gave_up(*.attempts)
+        retry_note(*.attempts, *.retry_after)
     )]
     Status {
         registry: String,
@@ -227,6 +227,18 @@ pub(crate) fn gave_up(attempts: u32) -> String {
         format!(" (gave up after {attempts} attempts)")
     } else {
         String::new()
+    }
+}
+
+/// How many attempts were made, and what the registry asked to wait.
+fn retry_note(attempts: u32, retry_after: Option<Duration>) -> String {
+    match retry_after {
+        Some(wait) if attempts > 1 => format!(
+            " (gave up after {attempts} attempts; it asks to retry after {})",
+            seconds(wait)
+        ),
+        Some(wait) => format!(" (it asks to retry after {})", seconds(wait)),
+        None => gave_up(attempts),
     }
 }
 
@@ -504,6 +516,22 @@ mod tests {
             truncated.to_string(),
             "manifest of tag \"v1\": registry closed the connection after 100 of 200 bytes \
              (gave up after 4 attempts)"
+        );
+        let busy = |attempts| PullErrorKind::Status {
+            registry: "r.io".into(),
+            status: 429,
+            message: "slow down".into(),
+            attempts,
+            retry_after: Some(Duration::from_secs(3600)),
+        };
+        assert_eq!(
+            busy(1).to_string(),
+            "registry \"r.io\" answered HTTP 429: slow down (it asks to retry after 3600 s)"
+        );
+        assert_eq!(
+            busy(4).to_string(),
+            "registry \"r.io\" answered HTTP 429: slow down \
+             (gave up after 4 attempts; it asks to retry after 3600 s)"
         );
         let slow = PullErrorKind::TooSlow {
             what: "layer \"sha256:a\"".into(),

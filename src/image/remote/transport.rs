@@ -225,7 +225,7 @@ impl Http {
 
     /// The deadline of an operation starting now.
     pub(crate) fn deadline(&self) -> Deadline {
-        Deadline(Instant::now() + self.limits.timeout)
+        Deadline(after(Instant::now(), self.limits.timeout))
     }
 
     /// After failed attempt number `attempt` of an operation: how long to
@@ -245,7 +245,9 @@ impl Http {
         let wait = error
             .retry_after()
             .unwrap_or_else(|| self.retry.delay(attempt));
-        (Instant::now() + wait < deadline.0).then_some(wait)
+        // A `Retry-After` may ask for centuries.
+        let resume = Instant::now().checked_add(wait)?;
+        (resume < deadline.0).then_some(wait)
     }
 
     /// Runs `operation` until it succeeds or [`Http::next_attempt`] says to
@@ -281,7 +283,7 @@ impl Http {
         watch_silence: bool,
         call: Call<'_>,
     ) -> Result<reqwest::Response, PullErrorKind> {
-        let silence_ends = Instant::now() + self.limits.rate_window;
+        let silence_ends = after(Instant::now(), self.limits.rate_window);
         let until = if watch_silence {
             deadline.0.min(silence_ends)
         } else {
@@ -371,12 +373,12 @@ impl Body<'_> {
     pub(crate) async fn chunk(&mut self) -> Result<Option<impl AsRef<[u8]>>, PullErrorKind> {
         let window = self.http.limits.rate_window;
         loop {
-            let window_ends = self.window_start + window;
+            let window_ends = after(self.window_start, window);
             let until = self
                 .deadline
                 .0
                 .min(window_ends)
-                .min(self.last_data + window);
+                .min(after(self.last_data, window));
             match tokio::time::timeout_at(until, self.response.chunk()).await {
                 Ok(Ok(Some(chunk))) => {
                     self.received += chunk.len() as u64;
@@ -401,7 +403,7 @@ impl Body<'_> {
                     if now >= self.deadline.0 {
                         return Err(self.http.deadline_error(self.call));
                     }
-                    if now >= self.last_data + window {
+                    if now >= after(self.last_data, window) {
                         return Err(PullErrorKind::Stalled {
                             what: self.call.what.to_string(),
                             window,
@@ -449,6 +451,15 @@ impl Body<'_> {
         }
         Ok(out)
     }
+}
+
+/// `start + span`, or a century later when `span` is beyond what an
+/// instant can hold (limits are public fields).
+fn after(start: Instant, span: Duration) -> Instant {
+    start
+        .checked_add(span)
+        .or_else(|| start.checked_add(Duration::from_secs(100 * 365 * 86_400)))
+        .unwrap_or(start)
 }
 
 /// The most specific text in an error's chain, lower-cased at the front.
