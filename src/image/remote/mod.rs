@@ -274,12 +274,12 @@ impl Session {
 
     /// Whether `url` is on the registry's API host (where credentials may go).
     fn is_registry_url(&self, url: &reqwest::Url) -> bool {
-        let host = match (url.host_str(), url.port()) {
-            (Some(host), Some(port)) => format!("{host}:{port}"),
-            (Some(host), None) => host.to_string(),
-            (None, _) => return false,
+        let Ok(registry) = reqwest::Url::parse(&self.http.url(&self.api_host, "")) else {
+            return false;
         };
-        url.scheme() == self.http.scheme() && host == self.api_host
+        url.scheme() == registry.scheme()
+            && url.host_str() == registry.host_str()
+            && url.port_or_known_default() == registry.port_or_known_default()
     }
 
     fn unauthorized(&self) -> PullErrorKind {
@@ -348,5 +348,44 @@ impl Session {
             attempts: 1,
             retry_after,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(reference: &str, use_http: bool) -> Session {
+        let options = PullOptions {
+            transport: super::super::Transport {
+                use_http,
+                skip_tls_verify: false,
+            },
+            auth: super::super::auth::AuthFiles { paths: Vec::new() },
+            progress: false,
+            platform: None,
+            root_ca: None,
+            limits: Limits::default(),
+        };
+        let parsed = parse_reference(reference).unwrap();
+        Session::new(&parsed, None, &options, &RetryPolicy::default()).unwrap()
+    }
+
+    #[test]
+    fn credentials_only_go_to_the_registry_host() {
+        let url = |text: &str| reqwest::Url::parse(text).unwrap();
+        let https = session("registry.example.com:443/a/b:v1", false);
+        assert!(https.is_registry_url(&url("https://registry.example.com/v2/a/b/blobs/uploads/x")));
+        assert!(https.is_registry_url(&url("https://registry.example.com:443/v2/x")));
+        assert!(!https.is_registry_url(&url("http://registry.example.com/v2/x")));
+        assert!(!https.is_registry_url(&url("https://storage.example.com/upload")));
+        assert!(!https.is_registry_url(&url("https://registry.example.com:8443/v2/x")));
+        let plain = session("127.0.0.1:5000/a:v1", true);
+        assert!(plain.is_registry_url(&url("http://127.0.0.1:5000/v2/a/blobs/uploads/1?x=y")));
+        assert!(!plain.is_registry_url(&url("http://127.0.0.1:5001/v2/")));
+        let hub = session("busybox", false);
+        assert_eq!(hub.api_host, "registry-1.docker.io");
+        assert_eq!(hub.repository, "library/busybox");
+        assert!(hub.is_registry_url(&url("https://registry-1.docker.io/v2/x")));
     }
 }
