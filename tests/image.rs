@@ -2,12 +2,13 @@
 //! labels, layers and digests; credentials; TLS; tampering; image indexes;
 //! registries that are down or failing.
 
+use crate::util::error_chain;
 use crate::util::registry::{
     free_port, sha256, ImageSpec, Layout, PushOptions, Registry, Written, LAYER_GZIP, LAYER_TAR,
     LAYER_ZSTD,
 };
 use opm::image::auth::AuthFiles;
-use opm::image::remote::{self, PullErrorKind, RetryPolicy};
+use opm::image::remote::{self, Limits, PullErrorKind, RetryPolicy};
 use opm::image::{PullOptions, PulledImage, Transport};
 use std::io::{Read as _, Write as _};
 use std::net::TcpListener;
@@ -33,6 +34,7 @@ fn options(transport: Transport) -> PullOptions {
         progress: false,
         platform: None,
         root_ca: None,
+        limits: Limits::default(),
     }
 }
 
@@ -173,7 +175,7 @@ fn missing_tag_and_repository_are_not_found() {
     let reference = format!("{}/foo:nope", registry.host);
     let error = remote::pull(&reference, &http()).unwrap_err();
     assert_eq!(
-        error.to_string(),
+        error_chain(&error),
         format!(
             "failed to pull image \"{reference}\": tag \"nope\" not found in repository \"{}/foo\"",
             registry.host
@@ -190,7 +192,7 @@ fn missing_tag_and_repository_are_not_found() {
         ),
         "{error}"
     );
-    assert!(error.to_string().ends_with("/nothing/here\""), "{error}");
+    assert!(error_chain(&error).ends_with("/nothing/here\""), "{error}");
 }
 
 #[test]
@@ -242,7 +244,7 @@ fn wrong_or_missing_credentials_are_unauthorized_without_the_password() {
         ),
     );
     let error = remote::pull(&reference, &options).unwrap_err();
-    let text = error.to_string();
+    let text = error_chain(&error);
     assert!(
         matches!(
             error.kind,
@@ -270,7 +272,7 @@ fn wrong_or_missing_credentials_are_unauthorized_without_the_password() {
         ),
         "{error}"
     );
-    assert!(error.to_string().contains("none were found"), "{error}");
+    assert!(error_chain(&error).contains("none were found"), "{error}");
 }
 
 #[test]
@@ -319,7 +321,7 @@ fn https_needs_a_trusted_certificate_or_skip_tls_verify() {
     let verify = options(Transport::default());
     let started = Instant::now();
     let error = remote::pull(&reference, &verify).unwrap_err();
-    let text = error.to_string();
+    let text = error_chain(&error);
     assert!(matches!(error.kind, PullErrorKind::Tls { .. }), "{text}");
     assert!(text.contains("certificate"), "{text}");
     assert!(text.contains(&registry.host), "{text}");
@@ -337,7 +339,7 @@ fn plain_http_against_a_tls_registry_fails_clearly() {
         matches!(error.kind, PullErrorKind::HttpToHttps { .. }),
         "{error}"
     );
-    assert!(error.to_string().contains("speaks HTTPS"), "{error}");
+    assert!(error_chain(&error).contains("speaks HTTPS"), "{error}");
 }
 
 #[test]
@@ -349,7 +351,7 @@ fn https_against_a_plain_registry_fails_clearly() {
     )
     .unwrap_err();
     assert!(matches!(error.kind, PullErrorKind::Tls { .. }), "{error}");
-    assert!(error.to_string().contains("--use-http"), "{error}");
+    assert!(error_chain(&error).contains("--use-http"), "{error}");
 }
 
 #[test]
@@ -368,7 +370,7 @@ fn a_tampered_layer_is_refused_naming_its_digest() {
         PullErrorKind::DigestMismatch { digest, .. } => assert_eq!(digest, target),
         other => panic!("not a digest mismatch: {other}"),
     }
-    assert!(error.to_string().contains(target.as_str()), "{error}");
+    assert!(error_chain(&error).contains(target.as_str()), "{error}");
 
     // Longer than its descriptor says: stopped, not stored.
     bytes.extend_from_slice(&[0; 4096]);
@@ -396,7 +398,7 @@ fn a_tampered_config_is_refused() {
         "{error}"
     );
     assert!(
-        error.to_string().starts_with("failed to pull image"),
+        error_chain(&error).starts_with("failed to pull image"),
         "{error}"
     );
 }
@@ -444,7 +446,7 @@ fn an_image_index_picks_linux_amd64_and_says_so() {
     missing.platform = Some("linux/s390x".to_string());
     let error = remote::pull(&reference, &missing).unwrap_err();
     assert!(
-        error.to_string().ends_with(
+        error_chain(&error).ends_with(
             "no image for platform \"linux/s390x\" in the image index \
              (it has linux/arm64, linux/amd64)"
         ),
@@ -462,7 +464,7 @@ fn a_registry_that_is_down_fails_after_bounded_retries() {
         matches!(error.kind, PullErrorKind::Connect { attempts: 3, .. }),
         "{error}"
     );
-    let text = error.to_string();
+    let text = error_chain(&error);
     assert!(text.starts_with(&format!("failed to pull image \"{reference}\"")));
     assert!(text.contains("connection refused"), "{text}");
     assert!(text.contains("gave up after 3 attempts"), "{text}");
@@ -521,7 +523,7 @@ fn a_failing_registry_is_reported_after_bounded_retries() {
         "{error}"
     );
     assert_eq!(
-        error.to_string(),
+        error_chain(&error),
         format!(
             "failed to pull image \"{reference}\": registry \"{}\" answered HTTP 500: \
              storage down (gave up after 3 attempts)",
@@ -535,7 +537,7 @@ fn a_failing_registry_is_reported_after_bounded_retries() {
 fn invalid_references_and_platforms_fail_before_any_request() {
     let error = remote::pull("Quay.io/Foo:v1", &http()).unwrap_err();
     assert_eq!(
-        error.to_string(),
+        error_chain(&error),
         "failed to pull image \"Quay.io/Foo:v1\": invalid reference format: \
          repository name must be lowercase"
     );

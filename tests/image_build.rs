@@ -58,6 +58,7 @@ fn options(transport: Transport) -> PullOptions {
         progress: false,
         platform: None,
         root_ca: None,
+        limits: opm::image::remote::Limits::default(),
     }
 }
 

@@ -20,6 +20,7 @@ mod image_hostile;
 mod image_tools;
 mod init;
 mod malformed;
+mod registry_hostile;
 mod related_images;
 mod render;
 mod validate;

@@ -3,6 +3,7 @@
 
 use super::migrate::MigrationLevel;
 use super::template::ImageRefTemplate;
+use super::unpack_image::UnpackImageError;
 use crate::declcfg::load::{load_dir, read_deferred, BundleObjects, LoadError};
 use crate::declcfg::write::DocumentCache;
 use crate::declcfg::{Blob, Bundle, DeclarativeConfig};
@@ -38,11 +39,18 @@ pub const LABEL_DATABASE: &str = "operators.operatorframework.io.index.database.
 /// Why one reference could not be rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
-    #[error("render reference {}: {source}", go_quote(.reference))]
+    #[error("render reference {}", go_quote(.reference))]
     Load {
         reference: String,
         #[source]
         source: LoadError,
+    },
+    /// The image could not be pulled or unpacked.
+    #[error("render reference {}", go_quote(.reference))]
+    Image {
+        reference: String,
+        #[source]
+        source: Box<UnpackImageError>,
     },
     #[error("render reference {}: {message}", go_quote(.reference))]
     Reference { reference: String, message: String },
@@ -57,7 +65,7 @@ impl RenderError {
                 .iter()
                 .map(crate::declcfg::load::FileError::location)
                 .collect(),
-            RenderError::Reference { .. } => Vec::new(),
+            RenderError::Reference { .. } | RenderError::Image { .. } => Vec::new(),
         }
     }
 
@@ -70,7 +78,7 @@ impl RenderError {
                 .skip(1)
                 .map(|e| format!("render reference {}: {}", go_quote(reference), e.message))
                 .collect(),
-            RenderError::Reference { .. } => Vec::new(),
+            RenderError::Reference { .. } | RenderError::Image { .. } => Vec::new(),
         }
     }
 }
@@ -157,8 +165,12 @@ impl Render {
             reference: reference.to_string(),
             message,
         };
-        let image =
-            crate::image::remote::pull(reference, &self.pull).map_err(|e| fail(e.to_string()))?;
+        let image_error = |source| RenderError::Image {
+            reference: reference.to_string(),
+            source: Box::new(source),
+        };
+        let image = crate::image::remote::pull(reference, &self.pull)
+            .map_err(|e| image_error(UnpackImageError::Pull(e)))?;
         let quoted = go_quote(reference);
         let kind = if image.labels.contains_key(LABEL_CONFIGS) {
             LABEL_CONFIGS
@@ -183,13 +195,16 @@ impl Render {
                 labels.join("\n")
             )));
         };
-        let dir = tempfile::Builder::new()
-            .prefix("opm-image-")
-            .tempdir()
-            .map_err(|e| fail(format!("failed to unpack image {quoted}: {e}")))?;
+        let dir =
+            crate::image::temp_dir().map_err(|e| image_error(UnpackImageError::TempDir(e)))?;
         image
             .unpack(dir.path(), &crate::image::unpack::Limits::default())
-            .map_err(|e| fail(format!("failed to unpack image {quoted}: {e}")))?;
+            .map_err(|source| {
+                image_error(UnpackImageError::Unpack {
+                    reference: reference.to_string(),
+                    source,
+                })
+            })?;
         if kind == LABEL_CONFIGS {
             let configs = image.labels[LABEL_CONFIGS].trim_start_matches('/');
             let root = dir.path().join(configs);

@@ -2,16 +2,20 @@
 //! our own registry client (`none`), or through `docker` / `podman` with
 //! upstream's exact command sequence (`pull`, `create`, `cp`, `rm`).
 
-use crate::image::{remote, unpack, PullOptions};
+use crate::image::{remote, unpack, LayerError, PullOptions};
 use std::path::Path;
 use std::process::Command;
 
 #[derive(Debug, thiserror::Error)]
 pub enum UnpackImageError {
-    #[error("{0}")]
+    #[error(transparent)]
     Pull(#[from] remote::PullError),
-    #[error("failed to unpack image {}: {message}", crate::encoding::json::go_quote(.reference))]
-    Unpack { reference: String, message: String },
+    #[error("failed to unpack image {}", crate::encoding::json::go_quote(.reference))]
+    Unpack {
+        reference: String,
+        #[source]
+        source: LayerError,
+    },
     #[error("create a temporary directory: {0}")]
     TempDir(std::io::Error),
     #[error("{0}")]
@@ -25,19 +29,16 @@ pub fn unpack_bundle_image(
     builder: &str,
     pull: &PullOptions,
 ) -> Result<tempfile::TempDir, UnpackImageError> {
-    let dir = tempfile::Builder::new()
-        .prefix("bundle-")
-        .tempdir()
-        .map_err(UnpackImageError::TempDir)?;
+    let dir = crate::image::temp_dir().map_err(UnpackImageError::TempDir)?;
     match builder {
         "docker" | "podman" => unpack_with_tool(builder, reference, pull, dir.path())?,
         _ => {
             let image = remote::pull(reference, pull)?;
             image
                 .unpack(dir.path(), &unpack::Limits::default())
-                .map_err(|e| UnpackImageError::Unpack {
+                .map_err(|source| UnpackImageError::Unpack {
                     reference: reference.to_string(),
-                    message: e.to_string(),
+                    source,
                 })?;
         }
     }

@@ -107,7 +107,7 @@ pub(super) fn run(
             return Ok(ExitStatus::Failure);
         }
     }
-    prepared.build(&output, &super::pull_options(global), &mut progress)?;
+    prepared.build(&output, &super::pull_options(global)?, &mut progress)?;
     Ok(ExitStatus::Success)
 }
 

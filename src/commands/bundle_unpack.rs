@@ -24,7 +24,7 @@ pub(super) fn run(
         global.skip_tls = true;
     }
     super::check_transport_flags(&global)?;
-    let mut pull = super::pull_options(&global);
+    let mut pull = super::pull_options(&global)?;
     if !root_ca.is_empty() {
         pull.root_ca = Some(std::path::PathBuf::from(root_ca));
     }

@@ -71,9 +71,9 @@ fn version_line() -> String {
 }
 
 /// How to pull images, from the global flags and the environment.
-fn pull_options(global: &crate::cli::GlobalArgs) -> crate::image::PullOptions {
+fn pull_options(global: &crate::cli::GlobalArgs) -> anyhow::Result<crate::image::PullOptions> {
     use std::io::IsTerminal as _;
-    crate::image::PullOptions {
+    Ok(crate::image::PullOptions {
         transport: crate::image::Transport {
             // The deprecated --skip-tls alone means plain HTTP.
             use_http: global.use_http || global.skip_tls,
@@ -83,7 +83,8 @@ fn pull_options(global: &crate::cli::GlobalArgs) -> crate::image::PullOptions {
         progress: std::io::stderr().is_terminal(),
         platform: None,
         root_ca: None,
-    }
+        limits: crate::image::remote::Limits::from_env()?,
+    })
 }
 
 /// Upstream's flag-combination errors for the registry transport flags.
@@ -162,7 +163,7 @@ impl BundleDir {
                 let unpacked = crate::action::unpack_image::unpack_bundle_image(
                     &reference,
                     image_builder,
-                    &pull_options(global),
+                    &pull_options(global)?,
                 )?;
                 BundleDir {
                     dir: unpacked.path().to_path_buf(),

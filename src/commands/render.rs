@@ -38,17 +38,18 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         refs,
         migrations,
         image_ref_template,
-        pull: super::pull_options(global),
+        pull: super::pull_options(global)?,
     };
     let rendered = match render.run() {
         Ok(rendered) => rendered,
         Err(error) => {
-            let mut message = error.to_string();
-            for further in error.further() {
+            let (further, locations) = (error.further(), error.locations());
+            let mut message = crate::diag::error_chain(anyhow::Error::new(error).chain());
+            for further in further {
                 message.push('\n');
                 message.push_str(&further);
             }
-            for location in error.locations() {
+            for location in locations {
                 message.push_str("\n  in ");
                 message.push_str(&location);
             }

@@ -17,13 +17,12 @@
 //! never packs files the bundle does not own. Anything that is not a regular
 //! file or a directory (a socket, a device, a FIFO) is refused too.
 
-use super::reference::{Reference, ReferenceError, DEFAULT_TAG};
-use super::remote::{gave_up, BlobKind, PullErrorKind, Puller, RetryPolicy, Subject};
+use super::reference::DEFAULT_TAG;
+use super::remote::{self, gave_up, BlobKind, Operation, PullErrorKind, RetryPolicy, Session};
 use super::PullOptions;
 use crate::declcfg::load::io_message;
 use crate::encoding::json::go_quote;
 use crate::fsutil::{self, WriteError};
-use oci_client::RegistryOperation;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -262,14 +261,7 @@ pub fn push_with_retry(
     retry: &RetryPolicy,
 ) -> Result<String, BuildError> {
     let fail = |kind: PullErrorKind| push_error(reference, &kind);
-    let parsed = Reference::parse_normalized(reference)
-        .map_err(|e| fail(PullErrorKind::InvalidReference(e)))?
-        .docker_ref();
-    if parsed.domain.is_empty() {
-        return Err(fail(PullErrorKind::InvalidReference(
-            ReferenceError::InvalidFormat,
-        )));
-    }
+    let parsed = remote::parse_reference(reference).map_err(fail)?;
     if let Some(digest) = parsed.digest.as_deref() {
         if digest != image.manifest_digest {
             return Err(BuildError::new(format!(
@@ -285,22 +277,17 @@ pub fn push_with_retry(
         .auth
         .lookup(&parsed.domain, &parsed.path)
         .map_err(|e| fail(PullErrorKind::Credentials(e)))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| fail(PullErrorKind::Runtime(e)))?;
-    let mut pusher = Puller::new(&parsed, credentials, options, None, retry).map_err(fail)?;
-    // The manifest goes to the tag, or else to the digest itself: the same
-    // URL either way, and a tag-shaped name keeps the client's workaround
-    // for registries that answer without a Location header working.
+    let runtime = remote::runtime().map_err(fail)?;
+    let session = Session::new(&parsed, credentials, options, retry).map_err(fail)?;
+    // The manifest goes to the tag, or else to the digest itself.
     let target = parsed
         .tag
         .clone()
         .or_else(|| parsed.digest.clone())
         .unwrap_or_else(|| DEFAULT_TAG.to_string());
-    pusher.image =
-        oci_client::Reference::with_tag(parsed.domain.clone(), parsed.path.clone(), target);
-    runtime.block_on(upload(&pusher, image)).map_err(fail)?;
+    runtime
+        .block_on(upload(session, image, &target))
+        .map_err(fail)?;
     Ok(image.manifest_digest.clone())
 }
 
@@ -324,45 +311,20 @@ fn push_error(reference: &str, kind: &PullErrorKind) -> BuildError {
     ))
 }
 
-async fn upload(pusher: &Puller, image: &BuiltImage) -> Result<(), PullErrorKind> {
-    pusher
-        .retrying(|| async {
-            pusher
-                .client
-                .auth(&pusher.image, &pusher.auth, RegistryOperation::Push)
-                .await
-                .map(drop)
-                .map_err(|e| pusher.classify(e, Subject::Registry))
-        })
-        .await?;
+async fn upload(
+    mut session: Session,
+    image: &BuiltImage,
+    target: &str,
+) -> Result<(), PullErrorKind> {
+    session.authenticate(Operation::Push).await?;
     for (kind, bytes, digest) in [
         (BlobKind::Layer, &image.layer, &image.layer_digest),
         (BlobKind::Config, &image.config, &image.config_digest),
     ] {
-        pusher
-            .retrying(|| async {
-                pusher
-                    .client
-                    .push_blob(&pusher.image, bytes.clone(), digest)
-                    .await
-                    .map(drop)
-                    .map_err(|e| pusher.classify(e, Subject::Blob(kind, digest)))
-            })
-            .await?;
+        session.push_blob(kind, bytes, digest).await?;
     }
-    let what = format!("manifest {}", go_quote(&image.manifest_digest));
-    pusher
-        .retrying(|| async {
-            let content_type = OCI_MANIFEST
-                .parse()
-                .expect("the OCI manifest media type is a valid header value");
-            pusher
-                .client
-                .push_manifest_raw(&pusher.image, image.manifest.clone(), content_type)
-                .await
-                .map(drop)
-                .map_err(|e| pusher.classify(e, Subject::Manifest(&what)))
-        })
+    session
+        .push_manifest(target, &image.manifest, OCI_MANIFEST)
         .await
 }
 

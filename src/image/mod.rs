@@ -33,6 +33,27 @@ pub struct PullOptions {
     pub platform: Option<String>,
     /// A PEM file of extra root certificates to trust (`--root-ca`).
     pub root_ca: Option<PathBuf>,
+    /// Deadlines and rates registries must meet.
+    pub limits: remote::Limits,
+}
+
+/// A private temporary directory for a pulled image's layers or files
+/// (`opm-image-*` under the system's temporary directory), removed when
+/// dropped. Every such directory is created here.
+pub fn temp_dir() -> std::io::Result<tempfile::TempDir> {
+    tempfile::Builder::new().prefix("opm-image-").tempdir()
+}
+
+/// A layer that could not be applied: which one, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("layer {} ({index} of {count})", crate::encoding::json::go_quote(.digest))]
+pub struct LayerError {
+    pub digest: String,
+    /// 1-based.
+    pub index: usize,
+    pub count: usize,
+    #[source]
+    pub source: unpack::UnpackError,
 }
 
 /// A compressed or plain layer blob on disk, its digest and size verified.
@@ -64,20 +85,29 @@ pub struct PulledImage {
 
 impl PulledImage {
     /// Applies the layers in order into `dest` (an empty directory).
-    pub fn unpack(&self, dest: &Path, limits: &unpack::Limits) -> Result<(), unpack::UnpackError> {
+    pub fn unpack(&self, dest: &Path, limits: &unpack::Limits) -> Result<(), LayerError> {
         let mut state = unpack::State::new(limits.clone());
-        for layer in &self.layers {
-            let file =
-                std::fs::File::open(&layer.path).map_err(|source| unpack::UnpackError::Io {
+        let count = self.layers.len();
+        for (index, layer) in self.layers.iter().enumerate() {
+            let fail = |source| LayerError {
+                digest: layer.digest.clone(),
+                index: index + 1,
+                count,
+                source,
+            };
+            let file = std::fs::File::open(&layer.path).map_err(|source| {
+                fail(unpack::UnpackError::Io {
                     path: layer.path.clone(),
                     source,
-                })?;
+                })
+            })?;
             unpack::apply_layer(
                 std::io::BufReader::new(file),
                 &layer.media_type,
                 dest,
                 &mut state,
-            )?;
+            )
+            .map_err(fail)?;
         }
         Ok(())
     }

@@ -138,6 +138,16 @@ pub enum UnpackError {
         #[source]
         source: io::Error,
     },
+    /// The layer is not compressed as far as its first bytes tell, and its
+    /// first tar header cannot be read either: not a layer at all.
+    #[error(
+        "read layer archive: the layer is neither gzip- nor zstd-compressed, \
+         and not a tar archive either"
+    )]
+    NotAnArchive {
+        #[source]
+        source: io::Error,
+    },
     /// The data of one entry could not be read (damaged compression).
     #[error("read layer entry {}", go_quote(.entry))]
     Entry {
@@ -246,6 +256,7 @@ pub fn apply_layer(
         tripped: Cell::new(None),
     });
     let stream = Decoder::new(reader).map_err(|source| UnpackError::Archive { source })?;
+    let uncompressed = matches!(stream, Decoder::Plain(_));
     let mut archive = tar::Archive::new(Metered {
         inner: stream,
         meter: Rc::clone(&meter),
@@ -257,6 +268,8 @@ pub fn apply_layer(
         meter: Rc::clone(&meter),
         layer_paths: HashSet::new(),
         buf: vec![0; 64 * 1024],
+        uncompressed,
+        layer_entries: 0,
     };
     let result = extractor.run(&mut archive);
     state.bytes = meter.used.get();
@@ -448,6 +461,10 @@ struct Extractor<'a> {
     /// whiteout only hides what earlier layers left.
     layer_paths: HashSet<PathBuf>,
     buf: Vec<u8>,
+    /// Whether the layer's first bytes named no compression.
+    uncompressed: bool,
+    /// Entries of this layer read so far.
+    layer_entries: u64,
 }
 
 /// What an entry asks for, once its type is understood.
@@ -475,6 +492,7 @@ impl Extractor<'_> {
                 Some(Ok(entry)) => entry,
             };
             *self.entries += 1;
+            self.layer_entries += 1;
             if *self.entries > self.limits.max_entries {
                 return Err(UnpackError::TooManyEntries {
                     limit: self.limits.max_entries,
@@ -485,7 +503,7 @@ impl Extractor<'_> {
     }
 
     /// The error for a failed read of the layer stream: a tripped limit if
-    /// that is what stopped it.
+    /// that is what stopped it, or data that was never an archive.
     fn stream_error(&self, source: io::Error) -> UnpackError {
         match self.meter.tripped.get() {
             Some(Trip::Total) => UnpackError::TooLarge {
@@ -494,7 +512,12 @@ impl Extractor<'_> {
             Some(Trip::Metadata) => UnpackError::HeaderTooLarge {
                 limit: MAX_ENTRY_METADATA,
             },
-            None => UnpackError::Archive { source },
+            None if self.uncompressed && self.layer_entries == 0 => UnpackError::NotAnArchive {
+                source: printable(source),
+            },
+            None => UnpackError::Archive {
+                source: printable(source),
+            },
         }
     }
 
@@ -1070,6 +1093,35 @@ fn link_text(dir: &[OsString], target: &[u8]) -> Result<Vec<u8>, Refusal> {
 }
 
 /// An entry name fit for an error message.
+/// A read error fit for a message. The tar reader quotes header bytes as
+/// they are (`numeric field was not a number: …`); a cause carrying control
+/// or bidirectional-format characters, or running long, is rewritten with
+/// those escaped and shortened, so an archive cannot put terminal escapes
+/// into a message.
+fn printable(source: io::Error) -> io::Error {
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    let text = source.to_string();
+    let long = text.chars().count() > MAX_NAME_IN_MESSAGE;
+    if !long && !text.chars().any(unsafe_char) {
+        return source;
+    }
+    let mut clean = String::new();
+    for c in text.chars().take(MAX_NAME_IN_MESSAGE) {
+        if unsafe_char(c) {
+            clean.extend(c.escape_default());
+        } else {
+            clean.push(c);
+        }
+    }
+    if long {
+        clean.push('…');
+    }
+    io::Error::new(source.kind(), clean)
+}
+
 fn display_name(raw: &[u8]) -> String {
     let name = String::from_utf8_lossy(raw);
     match name.char_indices().nth(MAX_NAME_IN_MESSAGE) {

@@ -1,6 +1,7 @@
 //! A small builder that writes files into a temporary directory, runs `opm`
 //! there and returns what it printed.
 
+pub mod hostile;
 pub mod registry;
 
 use std::path::{Path, PathBuf};
@@ -13,6 +14,8 @@ pub struct Test {
     /// Where `opm` runs, relative to the temporary directory.
     cwd: Option<String>,
     stdin: Option<Vec<u8>>,
+    /// An address-space cap for `opm` (run under `prlimit`).
+    memory_limit: Option<u64>,
 }
 
 pub struct Output {
@@ -32,6 +35,7 @@ impl Test {
             env: Vec::new(),
             cwd: None,
             stdin: None,
+            memory_limit: None,
         }
     }
 
@@ -88,13 +92,32 @@ impl Test {
         self
     }
 
+    /// Runs `opm` with at most `bytes` of address space (`prlimit --as`):
+    /// an allocation beyond it aborts `opm` instead of exiting with 1.
+    pub fn memory_limit(mut self, bytes: u64) -> Test {
+        self.memory_limit = Some(bytes);
+        self
+    }
+
     pub fn run(self) -> Output {
         use std::io::Write as _;
         let cwd = match &self.cwd {
             Some(relative) => self.dir.path().join(relative),
             None => self.dir.path().to_path_buf(),
         };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_opm"))
+        let mut command = match self.memory_limit {
+            Some(bytes) => {
+                registry::require("prlimit", "util-linux");
+                let mut command = Command::new("prlimit");
+                command
+                    .arg(format!("--as={bytes}"))
+                    .arg("--")
+                    .arg(env!("CARGO_BIN_EXE_opm"));
+                command
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_opm")),
+        };
+        let mut child = command
             .args(&self.args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .current_dir(cwd)
@@ -153,6 +176,11 @@ impl Output {
     pub fn exists(&self, relative: &str) -> bool {
         self.dir.join(relative).symlink_metadata().is_ok()
     }
+}
+
+/// An error and its causes, joined by `: ` (how `opm` prints them).
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    opm::diag::error_chain(std::iter::successors(Some(error), |e| e.source()))
 }
 
 pub fn copy_tree(from: &Path, to: &Path) {

@@ -249,6 +249,9 @@ pub struct ImageSpec {
     /// Uncompressed tar layers given as bytes (for hostile archives), after
     /// the others.
     pub raw_layers: Vec<Vec<u8>>,
+    /// Layer blobs given byte for byte with the media type they claim (for
+    /// damaged archives), after the others.
+    pub blob_layers: Vec<(&'static str, Vec<u8>)>,
 }
 
 impl ImageSpec {
@@ -259,7 +262,13 @@ impl ImageSpec {
             labels: Vec::new(),
             layers: Vec::new(),
             raw_layers: Vec::new(),
+            blob_layers: Vec::new(),
         }
+    }
+
+    pub fn blob_layer(mut self, media_type: &'static str, bytes: Vec<u8>) -> ImageSpec {
+        self.blob_layers.push((media_type, bytes));
+        self
     }
 
     pub fn raw_layer(mut self, tar: Vec<u8>) -> ImageSpec {
@@ -350,6 +359,10 @@ impl Layout {
         for tar in &spec.raw_layers {
             diff_ids.push(sha256(tar));
             layers.push(self.blob(LAYER_TAR, tar));
+        }
+        for (media_type, bytes) in &spec.blob_layers {
+            diff_ids.push(sha256(bytes));
+            layers.push(self.blob(media_type, bytes));
         }
         let labels: serde_json::Map<String, serde_json::Value> = spec
             .labels

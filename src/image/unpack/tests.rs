@@ -828,16 +828,30 @@ fn garbage_and_damaged_streams_are_errors() {
             (seed >> 16) as u8
         })
         .collect();
-    assert!(matches!(
-        sandbox.apply(&[(&garbage, TAR)]).unwrap_err(),
-        UnpackError::Archive { .. }
-    ));
+    // What is wrong is in the cause, which the message does not repeat.
+    let chain = |error: &UnpackError| {
+        let source = std::error::Error::source(error).map(ToString::to_string);
+        format!("{error}: {}", source.unwrap_or_default())
+    };
+    let err = sandbox.apply(&[(&garbage, TAR_GZIP)]).unwrap_err();
+    assert!(matches!(err, UnpackError::NotAnArchive { .. }), "{err:?}");
+    let text = chain(&err);
+    assert!(
+        text.starts_with(
+            "read layer archive: the layer is neither gzip- nor zstd-compressed, \
+             and not a tar archive either: numeric field did not have utf-8 text: "
+        ),
+        "{text}"
+    );
+    // The header bytes the tar reader quotes come out printable and short.
+    assert!(!text.chars().any(char::is_control), "{text}");
+    assert!(text.contains("\\u{"), "{text}");
+    assert!(text.chars().count() < 400, "{text}");
     let mut fake_gzip = vec![0x1f, 0x8b];
     fake_gzip.extend_from_slice(&garbage);
-    assert!(matches!(
-        sandbox.apply(&[(&fake_gzip, TAR_GZIP)]).unwrap_err(),
-        UnpackError::Archive { .. }
-    ));
+    let err = sandbox.apply(&[(&fake_gzip, TAR_GZIP)]).unwrap_err();
+    assert!(matches!(err, UnpackError::Archive { .. }), "{err:?}");
+    assert_eq!(chain(&err), "read layer archive: invalid gzip header");
     let mut fake_zstd = vec![0x28, 0xb5, 0x2f, 0xfd];
     fake_zstd.extend_from_slice(&garbage);
     assert!(sandbox.apply(&[(&fake_zstd, TAR_ZSTD)]).is_err());
