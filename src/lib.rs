@@ -46,7 +46,19 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match commands::dispatch(cli) {
+    // The command runs on a thread with a large stack: documents may nest 10,000 levels deep
+    // (Go's limit), and readers and writers recurse into them.
+    let command = std::thread::Builder::new()
+        .name("opm".into())
+        .stack_size(encoding::DEEP_STACK)
+        .spawn(move || commands::dispatch(cli));
+    let result = match command {
+        Ok(handle) => handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(error) => Err(anyhow::Error::new(error).context("cannot start the command's thread")),
+    };
+    match result {
         Ok(ExitStatus::Success) => ExitCode::SUCCESS,
         Ok(ExitStatus::Failure) => ExitCode::from(1),
         Err(error) => {

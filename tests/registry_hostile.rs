@@ -586,3 +586,64 @@ fn bad_settings_are_clear_errors() {
         )
     );
 }
+
+/// Starts `opm` on `args` with `tmp` as its temporary directory, waits until
+/// it has created something there, sends it `signal` and returns how it ended
+/// and what was left in `tmp` and `cwd`.
+fn interrupt(args: &[&str], cwd: &Path, tmp: &Path, signal: i32) -> (Option<i32>, Vec<String>) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_opm"))
+        .args(args)
+        .current_dir(cwd)
+        .env("TMPDIR", tmp)
+        .env("OPM_REGISTRY_MIN_RATE", "0")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run opm");
+    let started = Instant::now();
+    while std::fs::read_dir(tmp).unwrap().next().is_none() {
+        assert!(started.elapsed() < WITHIN, "opm never used its temp dir");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Let the download reach the stall.
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on the child's own pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+    let status = child.wait().expect("wait for opm");
+    assert!(started.elapsed() < WITHIN);
+    let mut left: Vec<String> = [tmp, cwd]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "tmp")
+        .collect();
+    left.sort();
+    (status.code(), left)
+}
+
+#[test]
+fn an_interrupted_pull_leaves_nothing_behind() {
+    let (layout, written) = bundle_layout();
+    let target = written.layers[0].clone();
+    let server = HostileRegistry::start(layout.path(), move |request| {
+        if request.path.ends_with(&target) {
+            Reply::StallHalfway
+        } else {
+            Reply::Serve
+        }
+    });
+    let reference = format!("{}:v1", server.reference(REPOSITORY));
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        for args in [
+            vec!["bundle", "unpack", &reference, "--use-http", "-o", "out"],
+            vec!["render", &reference, "--use-http"],
+        ] {
+            let work = tempfile::tempdir().unwrap();
+            let tmp = work.path().join("tmp");
+            std::fs::create_dir(&tmp).unwrap();
+            let (status, left) = interrupt(&args, work.path(), &tmp, signal);
+            assert_eq!(status, Some(code), "{args:?} on signal {signal}");
+            assert!(left.is_empty(), "{args:?} left {left:?}");
+        }
+    }
+}

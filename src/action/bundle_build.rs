@@ -95,7 +95,7 @@ pub struct Prepared {
     batch: Batch,
     /// `manifests/`, `metadata/` (and `tests/scorecard/`) as the image will
     /// hold them.
-    view: tempfile::TempDir,
+    view: crate::fsutil::TempDir,
     labels: BTreeMap<String, String>,
     working_dir: PathBuf,
 }
@@ -112,12 +112,10 @@ impl BuildBundle {
             }
             .into());
         }
-        let generate = self.with_existing_annotations();
+        let generate = self.with_existing_annotations()?;
         let (generated, batch) = generate.stage(progress)?;
-        let view = tempfile::Builder::new()
-            .prefix("opm-bundle-")
-            .tempdir()
-            .map_err(|error| BuildError::Io {
+        let view =
+            crate::fsutil::TempDir::new("opm-bundle-", None).map_err(|error| BuildError::Io {
                 op: "mkdir",
                 path: std::env::temp_dir(),
                 error,
@@ -157,18 +155,17 @@ impl BuildBundle {
     /// package, channels and default channel that are not given are taken
     /// from it (upstream infers them from a nested layout instead, which
     /// cannot succeed beside an existing `metadata/` directory).
-    fn with_existing_annotations(&self) -> GenerateBundle {
+    fn with_existing_annotations(&self) -> Result<GenerateBundle, BuildError> {
         let mut generate = self.generate.clone();
         if generate.overwrite {
-            return generate;
+            return Ok(generate);
         }
-        let Ok(bytes) = std::fs::read(generate.annotations_path()) else {
-            return generate;
+        let path = generate.annotations_path();
+        let Ok(bytes) = crate::bundle::read_file(&path) else {
+            return Ok(generate);
         };
-        let Ok(existing) = parse_annotations_file(&bytes) else {
-            // `generate` reports the parse error.
-            return generate;
-        };
+        let existing = parse_annotations_file(&bytes)
+            .map_err(|message| BuildError::Annotations { path, message })?;
         let fill = |value: &mut String, key: &str| {
             if value.is_empty() {
                 if let Some(found) = existing.get(key) {
@@ -179,7 +176,7 @@ impl BuildBundle {
         fill(&mut generate.package, PACKAGE_LABEL);
         fill(&mut generate.channels, CHANNELS_LABEL);
         fill(&mut generate.default_channel, DEFAULT_CHANNEL_LABEL);
-        generate
+        Ok(generate)
     }
 }
 

@@ -499,6 +499,8 @@ pub fn parse_annotations_file(bytes: &[u8]) -> Result<BTreeMap<String, String>, 
         annotations: Option<Entries>,
     }
 
+    // yaml_serde expands aliases without a size bound.
+    crate::encoding::yaml_read::check_alias_expansion(bytes).map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(bytes);
     // An empty document (nothing but blanks and comments) decodes to nothing.
     let empty = text

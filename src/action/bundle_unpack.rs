@@ -79,34 +79,48 @@ impl UnpackBundle {
             }
             warnings.extend(findings.iter().map(|f| f.message.clone()));
         }
+        // Checked before anything is written, and again when the tree is moved into place.
         let plan = copy_plan(dir.path(), &self.out)?;
-        std::fs::create_dir_all(&self.out).map_err(|source| UnpackBundleError::CreateOut {
-            path: self.out.clone(),
-            source,
-        })?;
-        let mut files = Vec::new();
-        for (from, to, is_dir) in plan {
-            if is_dir {
-                std::fs::create_dir_all(&to).map_err(|e| UnpackBundleError::Copy(e.to_string()))?;
+        let staged =
+            crate::fsutil::StagedDir::new(&self.out).map_err(|e| UnpackBundleError::CreateOut {
+                path: self.out.clone(),
+                source: e.source,
+            })?;
+        for (from, relative, is_dir) in plan {
+            let to = staged.path().join(&relative);
+            let copied = if is_dir {
+                std::fs::create_dir_all(&to)
             } else {
-                std::fs::copy(&from, &to).map_err(|e| {
-                    UnpackBundleError::Copy(format!(
-                        "{}: {}",
-                        to.display(),
-                        crate::declcfg::load::io_message(&e)
-                    ))
-                })?;
-                files.push(to);
-            }
+                std::fs::copy(&from, &to).map(drop)
+            };
+            copied.map_err(|e| {
+                UnpackBundleError::Copy(format!(
+                    "{}: {}",
+                    self.out.join(&relative).display(),
+                    crate::declcfg::load::io_message(&e)
+                ))
+            })?;
         }
+        let created = staged.commit().map_err(|e| {
+            if e.source.kind() == std::io::ErrorKind::AlreadyExists {
+                UnpackBundleError::Exists(e.path)
+            } else {
+                UnpackBundleError::Copy(format!(
+                    "{}: {}",
+                    e.path.display(),
+                    crate::declcfg::load::io_message(&e.source)
+                ))
+            }
+        })?;
+        let files = created.into_iter().filter(|p| p.is_file()).collect();
         Ok(Unpacked { files, warnings })
     }
 }
 
-/// Every directory and file to create under `out`, checked up front so that
-/// nothing is copied when any file already exists. Links in the unpacked
-/// image are not followed (the unpacker already refused escaping ones; here
-/// they are skipped).
+/// Every directory and file to create under `out` (the unpacked path and the
+/// path relative to `out`), checked up front so that nothing is copied when
+/// any file already exists. Links in the unpacked image are not followed (the
+/// unpacker already refused escaping ones; here they are skipped).
 fn copy_plan(root: &Path, out: &Path) -> Result<Vec<(PathBuf, PathBuf, bool)>, UnpackBundleError> {
     let mut plan = Vec::new();
     for entry in walkdir::WalkDir::new(root).min_depth(1).sort_by_file_name() {
@@ -120,12 +134,12 @@ fn copy_plan(root: &Path, out: &Path) -> Result<Vec<(PathBuf, PathBuf, bool)>, U
             if target.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
                 return Err(UnpackBundleError::Exists(target));
             }
-            plan.push((entry.path().to_path_buf(), target, true));
+            plan.push((entry.path().to_path_buf(), relative.to_path_buf(), true));
         } else if kind.is_file() {
             if target.symlink_metadata().is_ok() {
                 return Err(UnpackBundleError::Exists(target));
             }
-            plan.push((entry.path().to_path_buf(), target, false));
+            plan.push((entry.path().to_path_buf(), relative.to_path_buf(), false));
         }
     }
     Ok(plan)

@@ -28,7 +28,7 @@ pub struct Rendered {
     pub config: DeclarativeConfig,
     /// Unpacked catalog images whose bundle objects are read again when
     /// written; removed when this is dropped.
-    pub unpacked: Vec<tempfile::TempDir>,
+    pub unpacked: Vec<crate::fsutil::TempDir>,
 }
 
 /// Labels that say what an image holds.
@@ -129,7 +129,7 @@ impl Render {
     fn render_one(
         &self,
         reference: &str,
-        unpacked: &mut Vec<tempfile::TempDir>,
+        unpacked: &mut Vec<crate::fsutil::TempDir>,
     ) -> Result<DeclarativeConfig, RenderError> {
         let fail = |message: String| RenderError::Reference {
             reference: reference.to_string(),
@@ -159,7 +159,7 @@ impl Render {
     fn render_image(
         &self,
         reference: &str,
-        unpacked: &mut Vec<tempfile::TempDir>,
+        unpacked: &mut Vec<crate::fsutil::TempDir>,
     ) -> Result<DeclarativeConfig, RenderError> {
         let fail = |message: String| RenderError::Reference {
             reference: reference.to_string(),

@@ -28,7 +28,7 @@ pub fn unpack_bundle_image(
     reference: &str,
     builder: &str,
     pull: &PullOptions,
-) -> Result<tempfile::TempDir, UnpackImageError> {
+) -> Result<crate::fsutil::TempDir, UnpackImageError> {
     let dir = crate::image::temp_dir().map_err(UnpackImageError::TempDir)?;
     match builder {
         "docker" | "podman" => unpack_with_tool(builder, reference, pull, dir.path())?,

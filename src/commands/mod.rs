@@ -137,7 +137,7 @@ pub(crate) fn check_image_builder(image_builder: &str) -> anyhow::Result<()> {
 /// temporary directory that lives as long as this value.
 pub(crate) struct BundleDir {
     dir: std::path::PathBuf,
-    _unpacked: Option<tempfile::TempDir>,
+    _unpacked: Option<crate::fsutil::TempDir>,
 }
 
 impl BundleDir {

@@ -475,7 +475,7 @@ pub fn write_blobs<E: Send>(
             let (chunks, next, stop, written, advanced) =
                 (&chunks, &next, &stop, &written, &advanced);
             let format_chunk = &format_chunk;
-            scope.spawn(move || {
+            crate::encoding::spawn_worker(scope, move || {
                 let mut cache = None;
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);

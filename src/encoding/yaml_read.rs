@@ -661,6 +661,62 @@ fn alias_budget(size: usize) -> u64 {
         .max(1 << 20)
 }
 
+fn excessive_expansion(budget: u64) -> YamlError {
+    YamlError::yaml(format!(
+        "document contains excessive aliasing: aliases expand to more than {budget} bytes \
+         ({ALIAS_EXPANSION_FACTOR} times the document's size, at least 1 MiB)"
+    ))
+}
+
+/// Checks, without building any value, that the aliases of the first document of `input` stay
+/// within [`alias_budget`], for readers that decode YAML by other means (go-yaml v3 semantics
+/// through yaml_serde). Only that limit is checked: a document this reader cannot parse passes,
+/// for the other reader to report in its own words.
+pub fn check_alias_expansion(input: &[u8]) -> Result<(), YamlError> {
+    let input: &[u8] = if input.is_empty() { b"\n" } else { input };
+    let Ok(Some(tree)) = parse_first_document(input) else {
+        return Ok(());
+    };
+    // Post-order over the tree: an alias's target (an earlier, finished node) is measured
+    // before the alias. `full` is a node's size with aliases expanded (one per node plus the
+    // text of scalars); `aliased` the part of it that aliases bring in.
+    let count = tree.nodes.len();
+    let (mut full, mut aliased) = (vec![0u64; count], vec![0u64; count]);
+    let mut done = vec![false; count];
+    let mut stack = vec![(tree.root, false)];
+    while let Some((n, children_done)) = stack.pop() {
+        let children = match &tree.nodes[n] {
+            Node::Mapping(children) | Node::Sequence(children) => children.as_slice(),
+            _ => &[],
+        };
+        if !children_done && !children.is_empty() {
+            stack.push((n, true));
+            stack.extend(children.iter().rev().map(|&child| (child, false)));
+            continue;
+        }
+        (full[n], aliased[n]) = match &tree.nodes[n] {
+            Node::Scalar { value, .. } => (1 + value.len() as u64, 0),
+            // A target still open is an anchor that contains itself: the decoder reports it.
+            Node::Alias { target, .. } if done[*target] => (full[*target], full[*target]),
+            Node::Alias { .. } => (0, 0),
+            Node::Mapping(_) | Node::Sequence(_) => {
+                children.iter().fold((1u64, 0u64), |sum, &c| {
+                    (
+                        sum.0.saturating_add(full[c]),
+                        sum.1.saturating_add(aliased[c]),
+                    )
+                })
+            }
+        };
+        done[n] = true;
+    }
+    let budget = alias_budget(input.len());
+    if aliased[tree.root] > budget {
+        return Err(excessive_expansion(budget));
+    }
+    Ok(())
+}
+
 fn allowed_alias_ratio(decode_count: u64) -> f64 {
     const LOW: u64 = 400_000;
     const HIGH: u64 = 4_000_000;
@@ -698,11 +754,7 @@ impl Decoder<'_> {
     fn spend(&mut self, bytes: usize) -> Result<(), YamlError> {
         self.alias_bytes = self.alias_bytes.saturating_add(bytes as u64);
         if self.alias_bytes > self.alias_budget {
-            return Err(YamlError::yaml(format!(
-                "document contains excessive aliasing: aliases expand to more than {} bytes \
-                 ({ALIAS_EXPANSION_FACTOR} times the document's size, at least 1 MiB)",
-                self.alias_budget
-            )));
+            return Err(excessive_expansion(self.alias_budget));
         }
         Ok(())
     }
@@ -1945,6 +1997,10 @@ mod tests {
             let _ = writeln!(scalars, "  k{i}: *big");
         }
         let refused = yaml_to_json(&scalars).unwrap_err().to_string();
+        assert_eq!(
+            check_alias_expansion(scalars.as_bytes()).map_err(|e| e.to_string()),
+            Err(refused.clone())
+        );
         assert!(
             refused.starts_with(
                 "error converting YAML to JSON: yaml: document contains excessive aliasing: \
@@ -1958,6 +2014,15 @@ mod tests {
             let _ = writeln!(fewer, "  k{i}: *big");
         }
         assert!(yaml_to_json(&fewer).is_ok());
+        assert!(check_alias_expansion(fewer.as_bytes()).is_ok());
+        // Nested anchors multiply: each level doubles what the one below expands to.
+        let mut doubling = "a0: &a0 \"xxxxxxxx\"\n".to_string();
+        for i in 1..30 {
+            let _ = writeln!(doubling, "a{i}: &a{i} [*a{p}, *a{p}]", p = i - 1);
+        }
+        assert!(check_alias_expansion(doubling.as_bytes()).is_err());
+        assert!(check_alias_expansion(b"a: &a [*a]\n").is_ok());
+        assert!(check_alias_expansion(b"a: [unclosed\n").is_ok());
         // Aliases nesting 300 levels deep, with enough plain content to stay under the
         // aliasing ratio.
         let mut chain = format!("pad: [{}]\na0: &a0 [1]\n", vec!["0"; 100_000].join(", "));

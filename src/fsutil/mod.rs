@@ -2,9 +2,13 @@
 //! or replacing in batches ([`Batch`]), where a write either fully happens or
 //! leaves nothing behind; and safe reads of input files ([`read_input`]).
 
+pub mod cleanup;
 mod input;
+mod staged;
 
+pub use cleanup::{TempDir, TempFile};
 pub use input::{check_input, parse_size, read_input, InputError, Limit};
+pub use staged::{rename_noreplace, StagedDir};
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -38,11 +42,8 @@ pub fn write_new_file(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".opm-")
-        .tempfile_in(dir)
-        .map_err(io)?;
-    temp.write_all(contents).map_err(io)?;
+    let mut temp = TempFile::new_in(dir, ".opm-").map_err(io)?;
+    temp.as_file_mut().write_all(contents).map_err(io)?;
     temp.as_file().sync_all().map_err(io)?;
     // Files are created 0600 by tempfile; give them the usual 0666 & ~umask.
     #[cfg(unix)]
@@ -101,8 +102,8 @@ pub struct StageError {
 /// replace a file with a copy of itself.
 #[derive(Debug, Default)]
 pub struct Batch {
-    staged: Vec<(tempfile::NamedTempFile, PathBuf)>,
-    created_dirs: Vec<PathBuf>,
+    staged: Vec<(TempFile, PathBuf)>,
+    created_dirs: Vec<(PathBuf, cleanup::Guard)>,
 }
 
 impl Batch {
@@ -129,11 +130,10 @@ impl Batch {
             _ => Path::new("."),
         };
         self.create_dir_all(dir)?;
-        let mut temp = tempfile::Builder::new()
-            .prefix(".opm-")
-            .tempfile_in(dir)
-            .map_err(|e| fail("open", e))?;
-        temp.write_all(contents).map_err(|e| fail("write", e))?;
+        let mut temp = TempFile::new_in(dir, ".opm-").map_err(|e| fail("open", e))?;
+        temp.as_file_mut()
+            .write_all(contents)
+            .map_err(|e| fail("write", e))?;
         temp.as_file().sync_all().map_err(|e| fail("write", e))?;
         #[cfg(unix)]
         {
@@ -158,7 +158,8 @@ impl Batch {
         }
         match std::fs::create_dir(dir) {
             Ok(()) => {
-                self.created_dirs.push(dir.to_path_buf());
+                let guard = cleanup::remove_empty_dir_on_signal(dir);
+                self.created_dirs.push((dir.to_path_buf(), guard));
                 Ok(())
             }
             Err(_) if dir.is_dir() => Ok(()),
@@ -195,9 +196,15 @@ impl Batch {
             created_dirs: std::mem::take(&mut self.created_dirs),
         };
         for (temp, path) in std::mem::take(&mut self.staged) {
-            if !undo.targets.iter().any(|(target, _)| *target == path) {
+            if !undo.targets.iter().any(|(target, _, _)| *target == path) {
                 let backup = backup_of(&path)?;
-                undo.targets.push((path.clone(), backup));
+                // Registered before the rename: a signal in between finds the backup (or
+                // nothing) and restores it.
+                let guard = match &backup {
+                    Some(backup) => cleanup::restore_on_signal(backup.path(), &path),
+                    None => cleanup::remove_on_signal(&path),
+                };
+                undo.targets.push((path.clone(), backup, guard));
             }
             temp.persist(&path).map_err(|e| StageError {
                 op: "rename",
@@ -253,7 +260,7 @@ impl Drop for Batch {
     fn drop(&mut self) {
         // Temporary files go first, so the directories are empty again.
         self.staged.clear();
-        for dir in self.created_dirs.iter().rev() {
+        for (dir, _) in self.created_dirs.iter().rev() {
             let _ = std::fs::remove_dir(dir);
         }
     }
@@ -261,7 +268,7 @@ impl Drop for Batch {
 
 /// A copy of `path` beside it (`None` when there is no such file), kept
 /// until the [`Undo`] that owns it is dropped.
-fn backup_of(path: &Path) -> Result<Option<tempfile::NamedTempFile>, StageError> {
+fn backup_of(path: &Path) -> Result<Option<TempFile>, StageError> {
     match path.symlink_metadata() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
@@ -282,10 +289,7 @@ fn backup_of(path: &Path) -> Result<Option<tempfile::NamedTempFile>, StageError>
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let backup = tempfile::Builder::new()
-        .prefix(".opm-")
-        .tempfile_in(dir)
-        .map_err(fail)?;
+    let backup = TempFile::new_in(dir, ".opm-").map_err(fail)?;
     // `copy` also carries the permission bits over.
     std::fs::copy(path, backup.path()).map_err(fail)?;
     Ok(Some(backup))
@@ -297,8 +301,8 @@ fn backup_of(path: &Path) -> Result<Option<tempfile::NamedTempFile>, StageError>
 pub struct Undo {
     /// Each target once, with a copy of what it held before (`None`: it did
     /// not exist).
-    targets: Vec<(PathBuf, Option<tempfile::NamedTempFile>)>,
-    created_dirs: Vec<PathBuf>,
+    targets: Vec<(PathBuf, Option<TempFile>, cleanup::Guard)>,
+    created_dirs: Vec<(PathBuf, cleanup::Guard)>,
 }
 
 impl Undo {
@@ -311,13 +315,13 @@ impl Undo {
 
 impl Drop for Undo {
     fn drop(&mut self) {
-        for (path, backup) in self.targets.drain(..).rev() {
+        for (path, backup, _guard) in self.targets.drain(..).rev() {
             let _ = match backup {
-                Some(backup) => backup.persist(&path).map(drop).map_err(|e| e.error),
+                Some(backup) => backup.persist(&path).map_err(|e| e.error),
                 None => std::fs::remove_file(&path),
             };
         }
-        for dir in self.created_dirs.iter().rev() {
+        for (dir, _) in self.created_dirs.iter().rev() {
             let _ = std::fs::remove_dir(dir);
         }
     }

@@ -159,9 +159,7 @@ pub fn write_oci_layout(image: &BuiltImage, dir: &Path, tag: &str) -> Result<(),
     };
     let mut parents = CreatedDirs::default();
     parents.create_all(parent)?;
-    let temp = tempfile::Builder::new()
-        .prefix(".opm-layout-")
-        .tempdir_in(parent)
+    let temp = crate::fsutil::TempDir::new(".opm-layout-", Some(parent))
         .map_err(|e| BuildError::io("write", dir, &e))?;
     let io = |e: std::io::Error| BuildError::io("write", dir, &e);
     for (relative, contents) in layout_files(image, tag)? {
@@ -552,7 +550,13 @@ fn walk(
                 contents: None,
             });
         } else if file_type.is_file() {
-            let contents = std::fs::read(path).map_err(|e| BuildError::io("read", &display, &e))?;
+            let contents = crate::fsutil::read_input(path, root, crate::fsutil::Limit::Manifest)
+                .map_err(|e| match e {
+                    crate::fsutil::InputError::Io { kind, message, .. } => {
+                        BuildError::io("read", &display, &std::io::Error::new(kind, message))
+                    }
+                    refused => BuildError::new(refused.to_string()),
+                })?;
             entries.push(LayerEntry {
                 path: relative,
                 contents: Some(contents),

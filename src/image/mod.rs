@@ -40,8 +40,8 @@ pub struct PullOptions {
 /// A private temporary directory for a pulled image's layers or files
 /// (`opm-image-*` under the system's temporary directory), removed when
 /// dropped. Every such directory is created here.
-pub fn temp_dir() -> std::io::Result<tempfile::TempDir> {
-    tempfile::Builder::new().prefix("opm-image-").tempdir()
+pub fn temp_dir() -> std::io::Result<crate::fsutil::TempDir> {
+    crate::fsutil::TempDir::new("opm-image-", None)
 }
 
 /// A layer that could not be applied: which one, and why.
@@ -80,7 +80,7 @@ pub struct PulledImage {
     pub platform: Option<String>,
     pub layers: Vec<Layer>,
     /// Owns the directory that holds the layer files.
-    pub dir: tempfile::TempDir,
+    pub dir: crate::fsutil::TempDir,
 }
 
 impl PulledImage {

@@ -212,3 +212,10 @@ pub fn corpus_bundles(sub: &str) -> Vec<PathBuf> {
     bundles.sort();
     bundles
 }
+
+/// Says on stderr, in one line, that a test is skipped and why (the caller
+/// then returns).
+#[expect(clippy::print_stderr, reason = "a skipped test says so")]
+pub fn skip(reason: &str) {
+    eprintln!("skipped: {reason}");
+}
