@@ -20,6 +20,8 @@ pub mod model;
 pub mod output;
 pub mod property;
 pub mod semver;
+#[cfg(test)]
+mod testkit;
 pub mod validate;
 
 use clap::Parser as _;

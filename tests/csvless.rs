@@ -4,7 +4,7 @@
 //! bundles, and what `bundle validate` reports for broken registry+v2 ones.
 
 use crate::bundle_list::parse_stream;
-use crate::util::registry::{require, Registry};
+use crate::util::registry::Registry;
 use crate::util::{copy_tree, Test};
 use serde_json::Value;
 use std::path::Path;
@@ -248,7 +248,9 @@ fn seed_kiali_bundle_end_to_end() {
     assert_eq!(&archive[..2], b"\x1f\x8b", "gzip-compressed");
 
     // build to a registry, then use the image.
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let reference = registry.reference("kiali/bundle:v1.9.1");
     ok(
         dir,
@@ -288,7 +290,6 @@ fn seed_kiali_bundle_end_to_end() {
     ok(dir, &["bundle", "validate", &reference, "--use-http"]);
 
     // skopeo reads the archive too.
-    require("skopeo", "skopeo");
     let copied = registry.reference("kiali/archive:v1");
     let status = Command::new("skopeo")
         .args([

@@ -99,7 +99,9 @@ fn assert_layers_verified(image: &PulledImage, written: &Written) {
 
 #[test]
 fn pull_anonymous_over_http_reads_labels_and_layers() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let written = push_image(&registry, "team/foo-bundle", &bundle_image());
     let reference = format!("{}:v1", registry.reference("team/foo-bundle"));
 
@@ -135,7 +137,9 @@ fn pull_anonymous_over_http_reads_labels_and_layers() {
 
 #[test]
 fn pull_docker_schema2_image() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let spec = ImageSpec::new("amd64")
         .label(BUNDLE_PACKAGE, "bar")
         .layer(LAYER_GZIP, &[("manifests/a.yaml", "a: 1\n")])
@@ -169,7 +173,9 @@ fn pull_docker_schema2_image() {
 
 #[test]
 fn missing_tag_and_repository_are_not_found() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     push_image(&registry, "foo", &bundle_image());
 
     let reference = format!("{}/foo:nope", registry.host);
@@ -197,7 +203,9 @@ fn missing_tag_and_repository_are_not_found() {
 
 #[test]
 fn pull_with_credentials_from_the_auth_file() {
-    let registry = Registry::basic("alice", "s3cret-pw");
+    let Some(registry) = Registry::basic("alice", "s3cret-pw") else {
+        return;
+    };
     let written = push_image(&registry, "private/app", &bundle_image());
     let reference = format!("{}:v1", registry.reference("private/app"));
     let dir = tempfile::tempdir().unwrap();
@@ -229,7 +237,9 @@ fn pull_with_credentials_from_the_auth_file() {
 
 #[test]
 fn wrong_or_missing_credentials_are_unauthorized_without_the_password() {
-    let registry = Registry::basic("alice", "s3cret-pw");
+    let Some(registry) = Registry::basic("alice", "s3cret-pw") else {
+        return;
+    };
     push_image(&registry, "private/app", &bundle_image());
     let reference = format!("{}:v1", registry.reference("private/app"));
     let dir = tempfile::tempdir().unwrap();
@@ -277,7 +287,9 @@ fn wrong_or_missing_credentials_are_unauthorized_without_the_password() {
 
 #[test]
 fn scoped_credentials_are_used_for_the_namespace() {
-    let registry = Registry::basic("alice", "s3cret-pw");
+    let Some(registry) = Registry::basic("alice", "s3cret-pw") else {
+        return;
+    };
     push_image(&registry, "team/app", &bundle_image());
     push_image(&registry, "other/app", &bundle_image());
     let dir = tempfile::tempdir().unwrap();
@@ -306,7 +318,9 @@ fn scoped_credentials_are_used_for_the_namespace() {
 
 #[test]
 fn https_needs_a_trusted_certificate_or_skip_tls_verify() {
-    let registry = Registry::tls();
+    let Some(registry) = Registry::tls() else {
+        return;
+    };
     let written = push_image(&registry, "secure/app", &bundle_image());
     let reference = format!("{}:v1", registry.reference("secure/app"));
 
@@ -331,7 +345,9 @@ fn https_needs_a_trusted_certificate_or_skip_tls_verify() {
 
 #[test]
 fn plain_http_against_a_tls_registry_fails_clearly() {
-    let registry = Registry::tls();
+    let Some(registry) = Registry::tls() else {
+        return;
+    };
     push_image(&registry, "secure/app", &bundle_image());
     let error =
         remote::pull(&format!("{}:v1", registry.reference("secure/app")), &http()).unwrap_err();
@@ -344,7 +360,9 @@ fn plain_http_against_a_tls_registry_fails_clearly() {
 
 #[test]
 fn https_against_a_plain_registry_fails_clearly() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let error = remote::pull(
         &format!("{}:v1", registry.reference("x")),
         &options(Transport::default()),
@@ -356,7 +374,9 @@ fn https_against_a_plain_registry_fails_clearly() {
 
 #[test]
 fn a_tampered_layer_is_refused_naming_its_digest() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let written = push_image(&registry, "tampered", &bundle_image());
     let reference = format!("{}/tampered:v1", registry.host);
     let target = &written.layers[1];
@@ -384,7 +404,9 @@ fn a_tampered_layer_is_refused_naming_its_digest() {
 
 #[test]
 fn a_tampered_config_is_refused() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let written = push_image(&registry, "tampered-config", &bundle_image());
     let data = registry.blob_data(&written.config);
     let mut bytes = std::fs::read(&data).unwrap();
@@ -405,7 +427,9 @@ fn a_tampered_config_is_refused() {
 
 #[test]
 fn an_image_index_picks_linux_amd64_and_says_so() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let mut layout = Layout::new();
     let (index_digest, written) = layout.add_index(
         "v1",

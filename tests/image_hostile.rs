@@ -48,7 +48,9 @@ fn push_hostile(registry: &Registry, repository: &str, tar: Vec<u8>) -> String {
 
 #[test]
 fn path_traversal_is_refused() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let marker = format!("opm-escape-{}", std::process::id());
     let name = format!("../../../../../../../../tmp/{marker}");
     let reference = push_hostile(
@@ -84,7 +86,9 @@ fn path_traversal_is_refused() {
 
 #[test]
 fn escaping_links_are_refused() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let reference = push_hostile(
         &registry,
         "hostile/links",

@@ -4,7 +4,7 @@
 //! layout, pushed to a real registry, rendered with `--use-http`, and
 //! compared with `opm render DIR --alpha-image-ref-template REF`.
 
-use crate::util::registry::{require, ImageSpec, Layout, PushOptions, Registry, LAYER_GZIP};
+use crate::util::registry::{ImageSpec, Layout, PushOptions, Registry, LAYER_GZIP};
 use crate::util::Test;
 use std::path::Path;
 use std::process::Command;
@@ -83,8 +83,12 @@ fn assert_renders_like_the_directory(test: &Test, reference: &str) {
 
 #[test]
 fn buildah_built_image_renders_like_its_directory() {
-    require("buildah", "buildah");
-    let registry = Registry::plain();
+    if !crate::util::have_tool("buildah", "buildah") {
+        return;
+    }
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let test = prepared_bundle();
     let bundle = test.path().join("bundle");
     run(tool("buildah", test.path())
@@ -108,8 +112,12 @@ fn buildah_built_image_renders_like_its_directory() {
 
 #[test]
 fn podman_built_image_renders_like_its_directory() {
-    require("podman", "podman");
-    let registry = Registry::plain();
+    if !crate::util::have_tool("podman", "podman") {
+        return;
+    }
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let test = prepared_bundle();
     let bundle = test.path().join("bundle");
     run(tool("podman", test.path())
@@ -133,7 +141,9 @@ fn podman_built_image_renders_like_its_directory() {
 
 #[test]
 fn skopeo_copied_layout_renders_like_its_directory() {
-    let registry = Registry::plain();
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
     let test = prepared_bundle();
     let bundle = test.path().join("bundle");
     let mut files: Vec<(String, String)> = Vec::new();

@@ -489,15 +489,13 @@ fn ci_prefix(t: &[u8], i: usize, lit: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    const CASES: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/conformance/cases/init"
-    );
-
     /// Every `opm init -i` conformance case: the icon file and the media
     /// type that upstream accepted, or "" / the non-image type it refused.
     #[test]
     fn conformance_icons() {
+        let Some(cases_dir) = crate::testkit::shared("conformance/cases/init") else {
+            return;
+        };
         // (case, icon file, expected MIME)
         let cases: &[(&str, &str, &str)] = &[
             ("icon-gif", "icon.gif", "image/gif"),
@@ -512,22 +510,21 @@ mod tests {
             ("icon-svg-self-closing-not-detected", "logo.svg", ""),
         ];
         for (case, file, want) in cases {
-            let path = format!("{CASES}/{case}/in/{file}");
-            let bytes = std::fs::read(&path).expect(&path);
+            let dir = cases_dir.join(case);
+            let path = dir.join("in").join(file);
+            let bytes = std::fs::read(&path).expect("icon file");
             let got = detect_mime(&bytes);
             assert_eq!(got, *want, "{case}");
             // Cross-check against what the case recorded.
-            let dir = format!("{CASES}/{case}");
             if got.starts_with("image/") {
-                let stdout = std::fs::read_to_string(format!("{dir}/stdout")).expect("stdout");
+                let stdout = std::fs::read_to_string(dir.join("stdout")).expect("stdout");
                 assert!(
                     stdout.contains(&format!("mediatype: {got}"))
                         || stdout.contains(&format!("\"mediatype\": \"{got}\"")),
                     "{case}"
                 );
             } else {
-                let stderr =
-                    std::fs::read_to_string(format!("{dir}/stderr-contains")).expect("stderr");
+                let stderr = std::fs::read_to_string(dir.join("stderr-contains")).expect("stderr");
                 assert!(
                     stderr.contains(&format!("detected invalid type \"{got}\": not an image")),
                     "{case}"

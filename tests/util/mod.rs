@@ -3,6 +3,10 @@
 
 pub mod hostile;
 pub mod registry;
+#[path = "../../src/testkit.rs"]
+mod testkit;
+
+pub(crate) use testkit::{have_tool, on_path, shared, skip};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -107,7 +111,11 @@ impl Test {
         };
         let mut command = match self.memory_limit {
             Some(bytes) => {
-                registry::require("prlimit", "util-linux");
+                // util-linux is essential on Debian: always there.
+                assert!(
+                    on_path("prlimit"),
+                    "`prlimit` (util-linux) is not installed"
+                );
                 let mut command = Command::new("prlimit");
                 command
                     .arg(format!("--as={bytes}"))
@@ -196,10 +204,10 @@ pub fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// The bundle directories (`<source>/<operator>/<version>`, holding
-/// `manifests/`) under `../shared/corpus/bundles/<sub>` (`""` for all of
-/// them), sorted.
-pub fn corpus_bundles(sub: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/bundles");
+/// `manifests/`) under the shared kit's `corpus/bundles/<sub>` (`""` for all
+/// of them), sorted; `None` (the test is skipped) without the kit.
+pub fn corpus_bundles(sub: &str) -> Option<Vec<PathBuf>> {
+    let root = shared("corpus/bundles")?;
     let depth = if sub.is_empty() { 3 } else { 2 };
     let mut bundles: Vec<PathBuf> = walkdir::WalkDir::new(root.join(sub))
         .min_depth(depth)
@@ -210,12 +218,5 @@ pub fn corpus_bundles(sub: &str) -> Vec<PathBuf> {
         .filter(|path| path.join("manifests").is_dir())
         .collect();
     bundles.sort();
-    bundles
-}
-
-/// Says on stderr, in one line, that a test is skipped and why (the caller
-/// then returns).
-#[expect(clippy::print_stderr, reason = "a skipped test says so")]
-pub fn skip(reason: &str) {
-    eprintln!("skipped: {reason}");
+    Some(bundles)
 }
