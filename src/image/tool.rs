@@ -70,7 +70,13 @@ pub fn run(argv: &[String], dir: &Path) -> Result<(), ExecError> {
     let Some((program, args)) = argv.split_first() else {
         return Err(fail("exec: no command".to_string()));
     };
-    let status = std::process::Command::new(program)
+    let Some(path) = look_path(program) else {
+        return Err(fail(format!(
+            "exec: {}: executable file not found in $PATH",
+            go_quote(program)
+        )));
+    };
+    let status = std::process::Command::new(path)
         .args(args)
         .current_dir(dir)
         .status()
@@ -91,6 +97,26 @@ pub fn run(argv: &[String], dir: &Path) -> Result<(), ExecError> {
         return Ok(());
     }
     Err(fail(exit_reason(status)))
+}
+
+/// Go's `exec.LookPath`: a name with a slash as it is, else the first
+/// executable regular file of that name in an absolute `PATH` directory (Go
+/// refuses what it finds through relative ones). Directories that cannot be
+/// searched are passed over, as Go does, instead of ending the search with
+/// "permission denied".
+fn look_path(program: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    if program.contains('/') {
+        return Some(std::path::PathBuf::from(program));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// Go's `ExitError` text.
