@@ -260,10 +260,10 @@ fn annotation_package(bundle: &Path) -> Option<String> {
 /// entries, where Go's unstable sort decides the order.
 #[test]
 fn corpus_bundles_match_the_catalogs_upstream_rendered() {
-    let (Some(bundles), Some(catalogs)) = (
-        crate::util::corpus_bundles(""),
-        crate::util::shared("corpus/fbc"),
-    ) else {
+    let Some(bundles) = crate::util::corpus_bundles("") else {
+        return;
+    };
+    let Some(catalogs) = crate::util::shared("corpus/fbc") else {
         return;
     };
     let mut compared = Vec::new();
