@@ -567,7 +567,133 @@ fn bundle_build_writes_an_oci_archive() {
         "oci-archive:{}",
         archive.display()
     )));
-    assert_eq!(out.read("bundle/metadata/annotations.yaml"), ANNOTATIONS);
+}
+
+/// `sha256:` and 64 lower-case hex digits.
+fn is_digest(text: &str) -> bool {
+    text.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// A build without a container tool writes its output and nothing else: no
+/// bundle.Dockerfile in the working directory, no metadata/ in the bundle
+/// (the generated annotations are in the image only). stdout is the
+/// image's manifest digest; stderr says where it went.
+#[test]
+fn bundle_build_daemonless_writes_only_its_output_and_prints_the_digest() {
+    for (destination, output) in [
+        ("file://etcd.tar", "etcd.tar"),
+        ("file://etcd.tar.gz", "etcd.tar.gz"),
+        ("oci://layout", "layout"),
+    ] {
+        let test = manifests();
+        let before = listing(test.path());
+        let out = test
+            .args([
+                "bundle",
+                "build",
+                "bundle/manifests",
+                destination,
+                "-p",
+                "etcd",
+                "-c",
+                "alpha",
+            ])
+            .run()
+            .success();
+        let digest = out.stdout.strip_suffix('\n').expect("one line");
+        assert!(is_digest(digest), "{destination}: stdout {:?}", out.stdout);
+        assert!(
+            out.stderr.contains(&format!("Wrote {output} ({digest})\n")),
+            "{destination}: {}",
+            out.stderr
+        );
+        let after: Vec<_> = listing(&out.dir)
+            .into_iter()
+            .filter(|(path, _)| !path.starts_with(output))
+            .collect();
+        assert_eq!(after, before, "{destination}: only {output} is new");
+        assert!(out.exists(output), "{destination}");
+    }
+    // -b none pushes to the tag; the same digest again (the build is reproducible).
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
+    let reference = registry.reference("opm-test/etcd-bundle:digest");
+    let archive = manifests()
+        .args(["bundle", "build", "bundle/manifests", "file://x.tar"])
+        .args(["-p", "etcd", "-c", "alpha"])
+        .run()
+        .success();
+    for args in [
+        vec![
+            "-b",
+            "none",
+            "-t",
+            reference.as_str(),
+            "-d",
+            "bundle/manifests",
+        ],
+        vec!["bundle/manifests", &format!("image://{reference}")],
+    ] {
+        let test = manifests();
+        let before = listing(test.path());
+        let out = test
+            .args(["bundle", "build", "--use-http", "-p", "etcd", "-c", "alpha"])
+            .args(args)
+            .run()
+            .success();
+        assert_eq!(out.stdout, archive.stdout);
+        let digest = archive.stdout.trim_end();
+        assert!(out
+            .stderr
+            .contains(&format!("Pushed {reference}@{digest}\n")));
+        assert_eq!(listing(&out.dir), before, "nothing written");
+    }
+}
+
+/// An archive or a layout that is already there is refused before anything
+/// is read: here the bundle directory does not even exist.
+#[test]
+fn bundle_build_refuses_an_existing_output_before_any_work() {
+    fails_unchanged(
+        Test::new()
+            .file("etcd.tar", "mine")
+            .args(["bundle", "build", "nope", "file://etcd.tar"]),
+        &["Error: path \"etcd.tar\": file already exists\n"],
+    );
+    fails_unchanged(
+        Test::new().file("layout/index.json", "{}").args([
+            "bundle",
+            "build",
+            "nope",
+            "oci://layout",
+        ]),
+        &["Error: path \"layout\": already exists and is not an empty directory\n"],
+    );
+    fails_unchanged(
+        manifests().args([
+            "bundle",
+            "build",
+            "bundle/manifests",
+            "file://etcd.tar",
+            "-u",
+            "copy",
+        ]),
+        &["Error: --output-dir cannot be used with file://etcd.tar: a build without a container tool writes nothing but the image (run \"opm bundle generate -u DIR\" to write the bundle's files)\n"],
+    );
+    // An empty directory is a fine place for a layout.
+    let out = manifests()
+        .dir("layout")
+        .args(["bundle", "build", "bundle/manifests", "oci://layout"])
+        .args(["-p", "etcd", "-c", "alpha"])
+        .run()
+        .success();
+    assert!(out.exists("layout/index.json"));
 }
 
 #[test]
@@ -611,7 +737,15 @@ fn bundle_build_pushes_to_a_registry() {
         .run()
         .success();
     assert_bundle_labels(skopeo_inspect(&format!("docker://{reference}")));
-    // The pushed image renders like the directory it was built from.
+    // The pushed image renders like the directory it was built from, with
+    // the metadata `bundle generate` writes (the build wrote none).
+    assert!(!out.exists("bundle/metadata"));
+    let manifests_dir = out.dir.join("bundle/manifests");
+    Test::new()
+        .args(["bundle", "generate", "-p", "etcd", "-c", "alpha", "-d"])
+        .args([manifests_dir.to_str().expect("utf-8 path")])
+        .run()
+        .success();
     let image = Test::new()
         .args(["render", reference.as_str(), "--use-http"])
         .run()

@@ -3,30 +3,35 @@
 //! validate the bundle, then build its image with a container tool or
 //! without one (an OCI archive, an OCI layout, or a push).
 //!
+//! A container tool reads `bundle.Dockerfile` and the metadata from disk, so
+//! those are written (upstream's behaviour); a build without one writes
+//! nothing but its output: the generated annotations go into the image only.
 //! Nothing is left behind by a failure: generated files stay staged while
 //! the bundle is validated on a private copy of what the image will hold,
-//! and are committed only right before the image is built, undone if that
-//! fails. No printing: progress lines go to the caller's callback, the
-//! validation report is returned.
+//! and are committed only right before the tool runs, undone if that fails.
+//! No printing: progress lines go to the caller's callback, the validation
+//! report is returned.
 
 use crate::action::bundle_generate::{
-    parse_annotations_file, GenerateBundle, GenerateError, GeneratedBundle, CHANNELS_LABEL,
-    DEFAULT_CHANNEL_LABEL, MEDIATYPE_LABEL, PACKAGE_LABEL, SEED_MEDIATYPE_LABEL,
+    annotations_yaml, parse_annotations_file, GenerateBundle, GenerateError, GeneratedBundle,
+    CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, MEDIATYPE_LABEL, PACKAGE_LABEL, SEED_MEDIATYPE_LABEL,
 };
 use crate::bundle::validate::{validate_bundle_dir, BundleReport, Options};
 use crate::declcfg::load::io_message;
-use crate::fsutil::{Batch, StageError};
+use crate::encoding::json::go_quote;
+use crate::fsutil::{Batch, StageError, WriteError};
 use crate::image::tool::{ContainerTool, ExecError};
 use crate::image::{build, PullOptions};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// What to build from.
+/// What to build from, and where the image goes.
 #[derive(Debug, Clone)]
 pub struct BuildBundle {
     /// Generation, with `overwrite` = `--overwrite`.
     pub generate: GenerateBundle,
     pub skip_validation: bool,
+    pub output: Output,
 }
 
 /// Where the image goes.
@@ -73,6 +78,15 @@ pub enum BuildError {
     Image(#[from] build::BuildError),
     #[error(transparent)]
     Input(#[from] crate::fsutil::InputError),
+    /// The archive a daemonless build would write is already there.
+    #[error(transparent)]
+    Exists(#[from] WriteError),
+    /// The layout a daemonless build would write is already there.
+    #[error("path {}: already exists and is not an empty directory", go_quote(&.path.display().to_string()))]
+    LayoutExists { path: PathBuf },
+    /// `--output-dir` asks for files; a daemonless build writes none.
+    #[error("--output-dir cannot be used with {destination}: a build without a container tool writes nothing but the image (run \"opm bundle generate -u DIR\" to write the bundle's files)")]
+    OutputDir { destination: String },
 }
 
 impl From<StageError> for BuildError {
@@ -92,17 +106,36 @@ pub struct Prepared {
     pub generated: GeneratedBundle,
     /// `None` with `skip_validation`.
     pub report: Option<BundleReport>,
+    /// The files a container tool reads; empty for a daemonless build.
     batch: Batch,
     /// `manifests/`, `metadata/` (and `tests/scorecard/`) as the image will
     /// hold them.
     view: crate::fsutil::TempDir,
     labels: BTreeMap<String, String>,
     working_dir: PathBuf,
+    output: Output,
+}
+
+/// A file of the image that is not (yet) on disk: staged for a container
+/// tool, or generated for the image only.
+enum Contents<'a> {
+    Staged(&'a Path),
+    Generated(&'a [u8]),
 }
 
 impl BuildBundle {
-    /// Generates (staged) and validates the bundle.
+    /// Generates (staged for a container tool, in memory otherwise) and
+    /// validates the bundle; an output that is already there is refused
+    /// first.
     pub fn prepare(&self, progress: &mut dyn FnMut(&str)) -> Result<Prepared, BuildError> {
+        if let Output::Daemonless(destination) = &self.output {
+            destination.check_free(&self.generate.working_dir)?;
+            if self.generate.output_dir.is_some() {
+                return Err(BuildError::OutputDir {
+                    destination: destination.to_string(),
+                });
+            }
+        }
         let given = &self.generate.directory;
         // Upstream stats the directory as given, before generating.
         if let Err(error) = std::fs::metadata(self.generate.working_dir.join(given)) {
@@ -113,14 +146,50 @@ impl BuildBundle {
             .into());
         }
         let generate = self.with_existing_annotations()?;
-        let (generated, batch) = generate.stage(progress)?;
+        let (generated, batch, annotations) = match &self.output {
+            Output::Tool { .. } => {
+                let (generated, batch) = generate.stage(progress)?;
+                (generated, batch, None)
+            }
+            Output::Daemonless(_) => {
+                let resolved = generate.resolve(progress)?;
+                let kept = generate.kept_annotations(&resolved.annotations, progress)?;
+                let annotations_path = generate.annotations_path();
+                let generated = GeneratedBundle {
+                    media_type: resolved.media_type,
+                    package: resolved.package,
+                    channels: resolved.channels,
+                    default_channel: resolved.default_channel,
+                    manifests_dir: generate.working_dir.join(&generate.directory),
+                    metadata_dir: annotations_path
+                        .parent()
+                        .unwrap_or(Path::new("/"))
+                        .to_path_buf(),
+                    annotations_written: false,
+                    dockerfile_written: false,
+                };
+                let text = kept
+                    .is_none()
+                    .then(|| (annotations_path, annotations_yaml(&resolved.annotations)));
+                (generated, Batch::new(), text)
+            }
+        };
         let view =
             crate::fsutil::TempDir::new("opm-bundle-", None).map_err(|error| BuildError::Io {
                 op: "mkdir",
                 path: std::env::temp_dir(),
                 error,
             })?;
-        assemble_view(&generated, &batch, view.path())?;
+        let mut overlay: BTreeMap<PathBuf, Contents<'_>> = batch
+            .staged()
+            .map(|(target, temp)| (target.to_path_buf(), Contents::Staged(temp)))
+            .collect();
+        if let Some((path, text)) = &annotations {
+            overlay.insert(path.clone(), Contents::Generated(text.as_bytes()));
+        }
+        let temporaries: BTreeSet<&Path> = batch.staged().map(|(_, temp)| temp).collect();
+        assemble_view(&generated, &overlay, &temporaries, view.path())?;
+        drop(overlay);
         let annotations_path = view.path().join("metadata/annotations.yaml");
         let bytes = std::fs::read(&annotations_path).map_err(|error| BuildError::Io {
             op: "open",
@@ -148,6 +217,7 @@ impl BuildBundle {
             view,
             labels,
             working_dir: generate.working_dir,
+            output: self.output.clone(),
         })
     }
 
@@ -181,38 +251,43 @@ impl BuildBundle {
 }
 
 impl Prepared {
-    /// Puts the generated files in place and builds the image; when the
-    /// build fails, the files are put back as they were.
+    /// Builds the image. For a container tool the generated files are put
+    /// in place first, and put back as they were when the build fails. A
+    /// daemonless build returns the image's manifest digest.
     pub fn build(
         self,
-        output: &Output,
         pull: &PullOptions,
         progress: &mut dyn FnMut(&str),
-    ) -> Result<(), BuildError> {
+    ) -> Result<Option<String>, BuildError> {
         progress("Building bundle image");
         let Prepared {
             batch,
             view,
             labels,
             working_dir,
+            output,
             ..
         } = self;
         let destination = match output {
             Output::Tool { tool, tag } => {
                 // The tool reads bundle.Dockerfile and the bundle from disk.
                 let undo = batch.commit_undoable()?;
-                crate::image::tool::run(&tool.build_argv(tag), &working_dir)?;
+                crate::image::tool::run(&tool.build_argv(&tag), &working_dir)?;
                 undo.keep();
-                return Ok(());
+                return Ok(None);
             }
             Output::Daemonless(destination) => destination,
         };
         let image = build::build_bundle_image(view.path(), &labels)?;
-        let undo = batch.commit_undoable()?;
-        match destination {
+        let digest = match &destination {
             Destination::Archive { path, gzip, tag } => {
                 build::write_oci_archive(&image, &working_dir.join(path), tag, *gzip)?;
-                progress(&format!("Wrote {}", path.display()));
+                progress(&format!(
+                    "Wrote {} ({})",
+                    path.display(),
+                    image.manifest_digest
+                ));
+                image.manifest_digest.clone()
             }
             Destination::Layout { dir, tag } => {
                 let target = working_dir.join(dir);
@@ -223,24 +298,67 @@ impl Prepared {
                     }
                     return Err(error.into());
                 }
-                progress(&format!("Wrote {}", dir.display()));
+                progress(&format!(
+                    "Wrote {} ({})",
+                    dir.display(),
+                    image.manifest_digest
+                ));
+                image.manifest_digest.clone()
             }
             Destination::Push { reference } => {
                 let digest = build::push(&image, reference, pull)?;
                 progress(&format!("Pushed {reference}@{digest}"));
+                digest
             }
+        };
+        Ok(Some(digest))
+    }
+}
+
+impl Destination {
+    /// Refuses an output that is already there, before any work: an archive
+    /// file that exists, a layout directory that is not empty. (A push
+    /// replaces the tag, as every registry client does.)
+    fn check_free(&self, working_dir: &Path) -> Result<(), BuildError> {
+        match self {
+            Destination::Archive { path, .. } => {
+                if working_dir.join(path).symlink_metadata().is_ok() {
+                    return Err(WriteError::Exists { path: path.clone() }.into());
+                }
+            }
+            Destination::Layout { dir, .. } => {
+                let target = working_dir.join(dir);
+                let empty_dir = std::fs::read_dir(&target).is_ok_and(|mut l| l.next().is_none());
+                if target.symlink_metadata().is_ok() && !empty_dir {
+                    return Err(BuildError::LayoutExists { path: dir.clone() });
+                }
+            }
+            Destination::Push { .. } => {}
         }
-        undo.keep();
         Ok(())
     }
 }
 
-/// Copies into `view` what the image will hold once the batch is committed:
-/// the manifests directory as `manifests/`, the metadata directory as
-/// `metadata/`, and `tests/scorecard/` beside `metadata/` when present.
+impl std::fmt::Display for Destination {
+    /// The destination as written on the command line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Destination::Archive { path, .. } => write!(f, "file://{}", path.display()),
+            Destination::Layout { dir, .. } => write!(f, "oci://{}", dir.display()),
+            Destination::Push { reference } => write!(f, "image://{reference}"),
+        }
+    }
+}
+
+/// Copies into `view` what the image will hold: the manifests directory as
+/// `manifests/`, the metadata directory as `metadata/`, and
+/// `tests/scorecard/` beside `metadata/` when present, with the files of
+/// `overlay` in place of (or besides) those on disk; `temporaries` (staged
+/// files beside their targets) are left out.
 fn assemble_view(
     generated: &GeneratedBundle,
-    batch: &Batch,
+    overlay: &BTreeMap<PathBuf, Contents<'_>>,
+    temporaries: &BTreeSet<&Path>,
     view: &Path,
 ) -> Result<(), BuildError> {
     // The bundle directory: what links may point into.
@@ -249,42 +367,36 @@ fn assemble_view(
         .parent()
         .unwrap_or(Path::new("."))
         .to_path_buf();
-    copy_staged_tree(
-        &generated.manifests_dir,
-        &root,
-        batch,
-        &view.join("manifests"),
-    )?;
-    copy_staged_tree(
-        &generated.metadata_dir,
-        &root,
-        batch,
-        &view.join("metadata"),
-    )?;
+    let copy = |source: &Path, dest: &str| {
+        copy_staged_tree(source, &root, overlay, temporaries, &view.join(dest))
+    };
+    copy(&generated.manifests_dir, "manifests")?;
+    copy(&generated.metadata_dir, "metadata")?;
     let scorecard = root.join("tests/scorecard");
     if scorecard.is_dir() {
-        copy_staged_tree(&scorecard, &root, batch, &view.join("tests/scorecard"))?;
+        copy(&scorecard, "tests/scorecard")?;
     }
     Ok(())
 }
 
-/// Copies the files under `source` to `dest`, as they will be after the
-/// batch is committed: staged contents replace (or add to) those on disk.
+/// Copies the files under `source` to `dest`, with the contents of `overlay`
+/// replacing (or adding to) those on disk.
 /// Symbolic links to files inside `root` are copied as files; a link out of
 /// `root`, a FIFO, device or socket is refused (nothing outside the bundle may
 /// end up in its image); linked directories are not followed.
 fn copy_staged_tree(
     source: &Path,
     root: &Path,
-    batch: &Batch,
+    overlay: &BTreeMap<PathBuf, Contents<'_>>,
+    temporaries: &BTreeSet<&Path>,
     dest: &Path,
 ) -> Result<(), BuildError> {
     let io = |op: &'static str, path: &Path| {
         let path = path.to_path_buf();
         move |error| BuildError::Io { op, path, error }
     };
-    let temporaries: BTreeSet<&Path> = batch.staged().map(|(_, temp)| temp).collect();
-    let mut files: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    // Each file of `dest`: a file to copy, or generated bytes.
+    let mut files: BTreeMap<PathBuf, Result<PathBuf, &[u8]>> = BTreeMap::new();
     if source.is_dir() {
         for entry in walkdir::WalkDir::new(source).sort_by_file_name() {
             let entry = entry.map_err(|e| {
@@ -300,22 +412,31 @@ fn copy_staged_tree(
             }
             crate::fsutil::check_input(path, root)?;
             if let Ok(relative) = path.strip_prefix(source) {
-                files.insert(relative.to_path_buf(), path.to_path_buf());
+                files.insert(relative.to_path_buf(), Ok(path.to_path_buf()));
             }
         }
     }
-    for (target, temp) in batch.staged() {
+    for (target, contents) in overlay {
         if let Ok(relative) = target.strip_prefix(source) {
-            files.insert(relative.to_path_buf(), temp.to_path_buf());
+            let contents = match contents {
+                Contents::Staged(temp) => Ok(temp.to_path_buf()),
+                Contents::Generated(bytes) => Err(*bytes),
+            };
+            files.insert(relative.to_path_buf(), contents);
         }
     }
     std::fs::create_dir_all(dest).map_err(io("mkdir", dest))?;
-    for (relative, from) in files {
+    for (relative, contents) in files {
         let to = dest.join(&relative);
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(io("mkdir", parent))?;
         }
-        std::fs::copy(&from, &to).map_err(io("open", &from))?;
+        match contents {
+            Ok(from) => {
+                std::fs::copy(&from, &to).map_err(io("open", &from))?;
+            }
+            Err(bytes) => std::fs::write(&to, bytes).map_err(io("write", &to))?,
+        }
     }
     Ok(())
 }
@@ -349,6 +470,21 @@ mod tests {
                 working_dir: dir.to_path_buf(),
             },
             skip_validation: false,
+            output: Output::Tool {
+                tool: ContainerTool::Podman,
+                tag: "example.com/foo:v1".to_string(),
+            },
+        }
+    }
+
+    fn daemonless(dir: &Path, directory: &str) -> BuildBundle {
+        BuildBundle {
+            output: Output::Daemonless(Destination::Archive {
+                path: PathBuf::from("out.tar"),
+                gzip: false,
+                tag: "latest".to_string(),
+            }),
+            ..input(dir, directory)
         }
     }
 
@@ -403,6 +539,58 @@ mod tests {
         assert!(!dir.path().join("bundle.Dockerfile").exists());
         drop(prepared);
         assert_eq!(listing(dir.path()), before);
+    }
+
+    #[test]
+    fn a_daemonless_build_writes_nothing_while_preparing() {
+        let dir = tree(&[
+            ("bundle/manifests/csv.yaml", CSV),
+            ("bundle/metadata/other.yaml", "kept: true\n"),
+        ]);
+        let before = listing(dir.path());
+        let mut build = daemonless(dir.path(), "bundle/manifests");
+        build.generate.package = "foo".to_string();
+        build.generate.channels = "stable".to_string();
+        let prepared = build.prepare(&mut |_| {}).unwrap();
+        assert_eq!(listing(dir.path()), before, "nothing staged on disk");
+        assert!(!prepared.generated.annotations_written);
+        let view = prepared.view.path();
+        let annotations = std::fs::read_to_string(view.join("metadata/annotations.yaml")).unwrap();
+        assert!(annotations.contains("package.v1: foo\n"), "{annotations}");
+        assert!(view.join("metadata/other.yaml").is_file());
+        assert!(!view.join("bundle.Dockerfile").exists());
+        assert_eq!(prepared.labels[PACKAGE_LABEL], "foo");
+    }
+
+    #[test]
+    fn an_existing_output_is_refused_before_any_work() {
+        // The manifests directory does not even exist: the output is checked first.
+        let dir = tree(&[("out.tar", "mine"), ("layout/index.json", "{}")]);
+        let error = daemonless(dir.path(), "nope")
+            .prepare(&mut |_| {})
+            .unwrap_err();
+        assert_eq!(error.to_string(), "path \"out.tar\": file already exists");
+        let mut layout = daemonless(dir.path(), "nope");
+        layout.output = Output::Daemonless(Destination::Layout {
+            dir: PathBuf::from("layout"),
+            tag: "latest".to_string(),
+        });
+        let error = layout.prepare(&mut |_| {}).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "path \"layout\": already exists and is not an empty directory"
+        );
+        let mut output_dir = daemonless(dir.path(), "nope");
+        output_dir.generate.output_dir = Some(PathBuf::from("copy"));
+        output_dir.output = Output::Daemonless(Destination::Archive {
+            path: PathBuf::from("new.tar"),
+            gzip: false,
+            tag: "latest".to_string(),
+        });
+        assert!(matches!(
+            output_dir.prepare(&mut |_| {}),
+            Err(BuildError::OutputDir { .. })
+        ));
     }
 
     #[test]

@@ -60,6 +60,18 @@ pub struct GenerateBundle {
     pub working_dir: PathBuf,
 }
 
+/// What generation decided, before writing anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    pub media_type: MediaType,
+    pub package: String,
+    pub channels: String,
+    /// Empty when there is none.
+    pub default_channel: String,
+    /// The generated annotations ([`annotation_map`]).
+    pub annotations: BTreeMap<&'static str, String>,
+}
+
 /// What was generated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GeneratedBundle {
@@ -154,11 +166,96 @@ impl GenerateBundle {
         &self,
         progress: &mut dyn FnMut(&str),
     ) -> Result<(GeneratedBundle, Batch), GenerateError> {
+        let Resolved {
+            media_type,
+            package,
+            channels,
+            default_channel,
+            annotations,
+        } = self.resolve(progress)?;
         let directory = absolute(&self.working_dir, &self.directory);
-        let output_dir = self
-            .output_dir
-            .as_ref()
-            .map(|dir| absolute(&self.working_dir, dir));
+        let mut batch = Batch::new();
+        let manifests_dir = match &self.output_dir {
+            None => directory.clone(),
+            Some(out) => {
+                let out = absolute(&self.working_dir, out);
+                progress("Generating output manifests directory");
+                let manifests = out.join("manifests");
+                stage_manifest_copies(&directory, &out, &manifests, self.overwrite, &mut batch)?;
+                manifests
+            }
+        };
+        let annotations_path = self.annotations_path();
+        let metadata_dir = parent(&annotations_path);
+        let annotations_written = match self.kept_annotations(&annotations, progress)? {
+            None => {
+                progress(&format!(
+                    "Writing {ANNOTATIONS_FILE} in {}",
+                    metadata_dir.display()
+                ));
+                let mode = existing_mode(&annotations_path).unwrap_or(new_file_mode(FILE_MODE));
+                let text = annotations_yaml(&annotations);
+                batch.stage(&annotations_path, text.as_bytes(), mode)?;
+                true
+            }
+            Some(_) => false,
+        };
+
+        progress("Building Dockerfile");
+        let dockerfile = dockerfile_text(
+            &self.base_image,
+            media_type.as_str(),
+            &package,
+            &channels,
+            &default_channel,
+            &relative(&self.working_dir, &manifests_dir),
+            &relative(&self.working_dir, &metadata_dir),
+        );
+        let dockerfile_path = self.working_dir.join(DOCKERFILE);
+        let dockerfile_exists = match std::fs::metadata(&dockerfile_path) {
+            Ok(_) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(error) if !self.overwrite => {
+                return Err(GenerateError::Stat {
+                    path: dockerfile_path,
+                    error,
+                })
+            }
+            Err(_) => false,
+        };
+        let dockerfile_written = self.overwrite || !dockerfile_exists;
+        if dockerfile_written {
+            progress(&format!(
+                "Writing {DOCKERFILE} in {}",
+                self.working_dir.display()
+            ));
+            let mode = existing_mode(&dockerfile_path).unwrap_or(new_file_mode(FILE_MODE));
+            batch.stage(&dockerfile_path, dockerfile.as_bytes(), mode)?;
+        } else {
+            progress(&format!(
+                "A bundle.Dockerfile already exists in current working directory: {}",
+                self.working_dir.display()
+            ));
+        }
+
+        let generated = GeneratedBundle {
+            media_type,
+            package,
+            channels,
+            default_channel,
+            manifests_dir,
+            metadata_dir,
+            annotations_written,
+            dockerfile_written,
+        };
+        Ok((generated, batch))
+    }
+
+    /// What generation decides before anything is written: the media type,
+    /// the package and channels (given, or inferred from a nested layout),
+    /// and the annotations file.
+    pub fn resolve(&self, progress: &mut dyn FnMut(&str)) -> Result<Resolved, GenerateError> {
+        let directory = absolute(&self.working_dir, &self.directory);
         // Upstream ignores other stat failures here; the media-type
         // detection below reports an unreadable directory.
         if let Err(error) = std::fs::metadata(&directory) {
@@ -232,106 +329,49 @@ impl GenerateBundle {
         progress("Building annotations.yaml");
         let annotations =
             annotation_map(media_type.as_str(), &package, &channels, &default_channel);
-        let annotations_text = annotations_yaml(&annotations);
-
-        let mut batch = Batch::new();
-        let (copy_dir, manifests_dir) = match &output_dir {
-            None => (parent(&directory), directory.clone()),
-            Some(out) => {
-                progress("Generating output manifests directory");
-                let manifests = out.join("manifests");
-                stage_manifest_copies(&directory, out, &manifests, self.overwrite, &mut batch)?;
-                (out.clone(), manifests)
-            }
-        };
-        let metadata_dir = copy_dir.join("metadata");
-        let annotations_path = metadata_dir.join(ANNOTATIONS_FILE);
-        let existing = if self.overwrite {
-            None
-        } else {
-            read_if_exists(&annotations_path)?
-        };
-        let annotations_written = match existing {
-            None => {
-                progress(&format!(
-                    "Writing {ANNOTATIONS_FILE} in {}",
-                    metadata_dir.display()
-                ));
-                let mode = existing_mode(&annotations_path).unwrap_or(new_file_mode(FILE_MODE));
-                batch.stage(&annotations_path, annotations_text.as_bytes(), mode)?;
-                true
-            }
-            Some(existing) => {
-                progress(&format!(
-                    "An annotations.yaml already exists in the directory: {METADATA_DIR}"
-                ));
-                progress("Validating existing annotations.yaml");
-                // The default channel is optional in an annotations file: a
-                // file without one is fine unless the user asked for one
-                // (-e); the first-channel default is ours, not the file's.
-                let mut expected = annotations.clone();
-                let has_default = parse_annotations_file(&existing)
-                    .is_ok_and(|found| found.contains_key(DEFAULT_CHANNEL_LABEL));
-                if self.default_channel.is_empty() && !has_default {
-                    expected.remove(DEFAULT_CHANNEL_LABEL);
-                }
-                check_existing_annotations(&existing, &expected).inspect_err(|e| {
-                    if matches!(e, GenerateError::ParseAnnotations(_)) {
-                        progress("Unable to parse existing annotations.yaml");
-                    }
-                })?;
-                false
-            }
-        };
-
-        progress("Building Dockerfile");
-        let dockerfile = dockerfile_text(
-            &self.base_image,
-            media_type.as_str(),
-            &package,
-            &channels,
-            &default_channel,
-            &relative(&self.working_dir, &manifests_dir),
-            &relative(&self.working_dir, &metadata_dir),
-        );
-        let dockerfile_path = self.working_dir.join(DOCKERFILE);
-        let dockerfile_exists = match std::fs::metadata(&dockerfile_path) {
-            Ok(_) => true,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-            Err(error) if !self.overwrite => {
-                return Err(GenerateError::Stat {
-                    path: dockerfile_path,
-                    error,
-                })
-            }
-            Err(_) => false,
-        };
-        let dockerfile_written = self.overwrite || !dockerfile_exists;
-        if dockerfile_written {
-            progress(&format!(
-                "Writing {DOCKERFILE} in {}",
-                self.working_dir.display()
-            ));
-            let mode = existing_mode(&dockerfile_path).unwrap_or(new_file_mode(FILE_MODE));
-            batch.stage(&dockerfile_path, dockerfile.as_bytes(), mode)?;
-        } else {
-            progress(&format!(
-                "A bundle.Dockerfile already exists in current working directory: {}",
-                self.working_dir.display()
-            ));
-        }
-
-        let generated = GeneratedBundle {
+        Ok(Resolved {
             media_type,
+            annotations,
             package,
             channels,
             default_channel,
-            manifests_dir,
-            metadata_dir,
-            annotations_written,
-            dockerfile_written,
+        })
+    }
+
+    /// The existing annotations file (at [`GenerateBundle::annotations_path`])
+    /// when it is kept: without `overwrite`, after checking that it agrees
+    /// with the generated `annotations`. `None` when there is none, or it is
+    /// to be replaced.
+    pub fn kept_annotations(
+        &self,
+        annotations: &BTreeMap<&'static str, String>,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Option<Vec<u8>>, GenerateError> {
+        if self.overwrite {
+            return Ok(None);
+        }
+        let Some(existing) = read_if_exists(&self.annotations_path())? else {
+            return Ok(None);
         };
-        Ok((generated, batch))
+        progress(&format!(
+            "An annotations.yaml already exists in the directory: {METADATA_DIR}"
+        ));
+        progress("Validating existing annotations.yaml");
+        // The default channel is optional in an annotations file: a file
+        // without one is fine unless the user asked for one (-e); the
+        // first-channel default is ours, not the file's.
+        let mut expected = annotations.clone();
+        let has_default = parse_annotations_file(&existing)
+            .is_ok_and(|found| found.contains_key(DEFAULT_CHANNEL_LABEL));
+        if self.default_channel.is_empty() && !has_default {
+            expected.remove(DEFAULT_CHANNEL_LABEL);
+        }
+        check_existing_annotations(&existing, &expected).inspect_err(|e| {
+            if matches!(e, GenerateError::ParseAnnotations(_)) {
+                progress("Unable to parse existing annotations.yaml");
+            }
+        })?;
+        Ok(Some(existing))
     }
 
     /// Where the annotations file goes: `metadata/annotations.yaml` in the

@@ -97,6 +97,7 @@ pub(super) fn run(
             working_dir: super::bundle_generate::working_dir()?,
         },
         skip_validation,
+        output,
     };
     let mut progress = |message: &str| crate::output::info(message);
     let prepared = build.prepare(&mut progress)?;
@@ -107,7 +108,10 @@ pub(super) fn run(
             return Ok(ExitStatus::Failure);
         }
     }
-    prepared.build(&output, &super::pull_options(global)?, &mut progress)?;
+    // A daemonless build prints its image's manifest digest (for scripts).
+    if let Some(digest) = prepared.build(&super::pull_options(global)?, &mut progress)? {
+        crate::output::stdout(format!("{digest}\n").as_bytes())?;
+    }
     Ok(ExitStatus::Success)
 }
 
