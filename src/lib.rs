@@ -24,7 +24,7 @@ pub mod semver;
 mod testkit;
 pub mod validate;
 
-use clap::Parser as _;
+use clap::FromArgMatches as _;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
@@ -39,22 +39,40 @@ pub enum ExitStatus {
 /// Parses `args`, runs the command, prints any error once, and maps the
 /// result to upstream's exit codes (0 success, 1 any failure).
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match cli::Cli::try_parse_from(args) {
-        Ok(cli) => cli,
-        Err(error) => {
-            let code = if error.use_stderr() { 1 } else { 0 };
-            // Help and version go to stdout; a broken pipe there is fine.
-            let _ = error.print();
-            return ExitCode::from(code);
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    // Words after the program name, for messages (not for parsing).
+    let words: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    if let Some(message) = commands::removed::message(&words) {
+        output::error(&message);
+        return ExitCode::from(1);
+    }
+    // `opm help bundle build` is `opm bundle build --help`.
+    if words.iter().find(|word| !word.starts_with('-')) == Some(&"help".to_string()) {
+        if let Some(at) = args.iter().skip(1).position(|arg| arg == "help") {
+            args.remove(at + 1);
+            args.push(OsString::from("--help"));
         }
+    }
+    let mut command = cli::command();
+    let parsed = command
+        .try_get_matches_from_mut(&args)
+        .and_then(|matches| cli::Cli::from_arg_matches(&matches));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(error) => return clap_error(&error, &mut command, &words),
     };
+    let path = commands::usage::subcommand_path(&command, &words);
     // The command runs on a thread with a large stack: documents may nest 10,000 levels deep
     // (Go's limit), and readers and writers recurse into them.
-    let command = std::thread::Builder::new()
+    let worker = std::thread::Builder::new()
         .name("opm".into())
         .stack_size(encoding::DEEP_STACK)
         .spawn(move || commands::dispatch(cli));
-    let result = match command {
+    let result = match worker {
         Ok(handle) => handle
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
@@ -68,6 +86,31 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             output::error(&diag::error_chain(error.chain()));
+            // A wrong argument: the command's usage follows, as cobra prints it.
+            if error
+                .downcast_ref::<commands::usage::UsageError>()
+                .is_some()
+            {
+                output::usage(&commands::usage::usage_text(&mut command, &path));
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Reports an error clap found (or the help or version it was asked for).
+fn clap_error(error: &clap::Error, command: &mut clap::Command, words: &[String]) -> ExitCode {
+    match commands::usage::clap_error(error, command, words) {
+        commands::usage::ClapOutcome::Stdout(text) => {
+            // A broken pipe (`opm --help | head -1`) is fine.
+            let _ = output::stdout(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        commands::usage::ClapOutcome::Error { message, usage } => {
+            output::error(&message);
+            if let Some(usage) = usage {
+                output::usage(&usage);
+            }
             ExitCode::from(1)
         }
     }

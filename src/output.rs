@@ -16,6 +16,11 @@ pub fn error(message: &str) {
     eprintln!("Error: {message}");
 }
 
+/// Prints a command's usage after an error about its arguments (stderr).
+pub fn usage(text: &str) {
+    eprint!("{text}");
+}
+
 /// Prints a warning line.
 pub fn warning(message: &str) {
     eprintln!("warning: {message}");

@@ -1,12 +1,17 @@
 //! `opm bundle …` (also `opm alpha bundle …`): clap types only.
 
+use super::OneOf;
 use clap::{Args, Subcommand};
 
+/// The `-b/--image-builder` values of the commands that pull a bundle image.
+pub const PULL_IMAGE_BUILDERS: &[&str] = &["none", "docker", "podman"];
+/// The `-b/--image-builder` values of `bundle build`.
+pub const BUILD_IMAGE_BUILDERS: &[&str] = &["docker", "podman", "buildah", "none"];
+/// The `-m/--mediatype` values of `bundle init`.
+pub const MEDIA_TYPES: &[&str] = &["registry+v1", "registry+v2", "plain+v0"];
+
 #[derive(Debug, Args)]
-#[command(
-    about = "Operator bundle commands",
-    long_about = "Generate operator bundle metadata and build bundle image."
-)]
+#[command(subcommand_value_name = "command")]
 pub struct BundleArgs {
     #[command(subcommand)]
     pub command: BundleCommand,
@@ -109,12 +114,13 @@ Infer the media type (registry+v2) from the manifests in kiali-csvless/:
 $ opm bundle init kiali-csvless";
 
 #[derive(Debug, Args)]
+#[command(override_usage = "[SRC|-]")]
 pub struct BundleInitArgs {
     /// A directory of manifests (YAML/JSON streams) to include, or - to read them from stdin
     #[arg(value_name = "SRC")]
     pub src: Vec<String>,
     /// The media type of the bundle. One of: [registry+v1, registry+v2, plain+v0] (default: inferred from the manifests)
-    #[arg(short = 'm', long)]
+    #[arg(short = 'm', long, value_parser = OneOf(MEDIA_TYPES))]
     pub mediatype: Option<String>,
     /// Also write a Dockerfile that builds the bundle image
     #[arg(short = 'd', long)]
@@ -156,6 +162,7 @@ pub struct BundleGenerateArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(override_usage = "[DIR [DESTINATION]]")]
 pub struct BundleBuildArgs {
     /// The bundle directory (a directory holding manifests/ is a bundle root), then where to put the image: file://PATH.tar, file://PATH.tar.gz, oci://DIR or image://REF
     #[arg(value_name = "DIR [DESTINATION]")]
@@ -173,7 +180,7 @@ pub struct BundleBuildArgs {
     #[arg(short = 'c', long, value_name = "directory")]
     pub channels: Option<String>,
     /// Tool used to manage container images. One of: [docker, podman, buildah, none] (default: docker; none with a destination)
-    #[arg(short = 'b', long)]
+    #[arg(short = 'b', long, value_parser = OneOf(BUILD_IMAGE_BUILDERS))]
     pub image_builder: Option<String>,
     /// The default channel for the bundle image
     #[arg(short = 'e', long = "default")]
@@ -193,6 +200,7 @@ pub struct BundleBuildArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(override_usage = "[DIR|IMAGE]")]
 pub struct BundleValidateArgs {
     /// Bundle directory or image reference (`image://REF`, or a reference that is not an existing path)
     #[arg(value_name = "DIR|IMAGE")]
@@ -201,30 +209,46 @@ pub struct BundleValidateArgs {
     #[arg(short = 't', long)]
     pub tag: Option<String>,
     /// Tool used to pull and unpack bundle images. One of: [none, docker, podman]
-    #[arg(short = 'b', long, default_value = "none")]
+    #[arg(short = 'b', long, default_value = "none", value_parser = OneOf(PULL_IMAGE_BUILDERS))]
     pub image_builder: String,
     /// Specifies optional validations to be run. One or more of: [operatorhub, bundle-objects, good-practices]
     #[arg(short = 'o', long, default_value = "")]
     pub optional_validators: String,
     /// Format of the findings: text (on stderr, upstream's error first) or json (on stdout)
-    #[arg(long, default_value = "text")]
-    pub output_format: String,
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    pub output_format: FindingsFormat,
+}
+
+/// `bundle validate --output-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FindingsFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Args)]
+#[command(override_usage = "<DIR|IMAGE>")]
 pub struct BundleListArgs {
     /// The bundle: a directory, an image reference, or image://REF
     #[arg(value_name = "DIR|IMAGE")]
     pub target: Vec<String>,
     /// Tool to pull and unpack an image with (none, docker, podman)
-    #[arg(short = 'b', long, default_value = "none")]
+    #[arg(short = 'b', long, default_value = "none", value_parser = OneOf(PULL_IMAGE_BUILDERS))]
     pub image_builder: String,
     /// Output format: yaml (a stream) or json (one v1 List)
-    #[arg(short = 'o', long, default_value = "yaml")]
-    pub output: String,
+    #[arg(short = 'o', long, value_enum, default_value_t = ListFormat::Yaml)]
+    pub output: ListFormat,
+}
+
+/// `bundle list -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    Yaml,
+    Json,
 }
 
 #[derive(Debug, Args)]
+#[command(override_usage = "BUNDLE_NAME[:TAG|@DIGEST]")]
 pub struct BundleUnpackArgs {
     /// The bundle image: BUNDLE_NAME[:TAG|@DIGEST] (also image://REF)
     #[arg(value_name = "BUNDLE_NAME[:TAG|@DIGEST]")]

@@ -1,11 +1,17 @@
-//! Command-line types (clap derive) and nothing else: no I/O, no logic.
+//! Command-line types (clap derive) and how they are presented: no I/O.
 //!
 //! Positional arguments and `-o` values are taken as plain strings so that
-//! `commands` can report upstream's exact (cobra) messages for them.
+//! `commands` can report upstream's exact (cobra) messages for them; closed
+//! sets of values are still known to clap ([`OneOf`]) for help and shell
+//! completion. [`command`] gives the command tree the look of upstream's
+//! cobra help: a usage line with the exact arguments (each command's
+//! `override_usage` holds its arguments part), Flags and Global Flags
+//! sections, no empty defaults.
 
 pub mod bundle;
 
-use clap::{Args, Parser, Subcommand};
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::{ArgAction, Args, CommandFactory as _, Parser, Subcommand};
 
 const ROOT_LONG: &str =
     "CLI to interact with operator-registry and build indexes of operator content.
@@ -20,19 +26,25 @@ pub fn help_alpha() -> bool {
 #[derive(Debug, Parser)]
 #[command(
     name = "opm",
-    about = "CLI to interact with operator-registry and build indexes of operator content",
+    about = "operator package manager",
     long_about = ROOT_LONG,
     disable_version_flag = true,
+    disable_help_subcommand = true,
     propagate_version = false
 )]
 pub struct Cli {
+    /// version for opm
+    #[arg(long, help_heading = "Flags")]
+    pub version: bool,
     #[command(flatten)]
     pub global: GlobalArgs,
+    /// Without one, `opm` prints its help (or, with `--version`, its version).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Global Flags")]
 pub struct GlobalArgs {
     /// skip TLS certificate verification for container image registries while pulling bundles
     #[arg(long, global = true)]
@@ -51,39 +63,59 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Operator bundle commands
+    #[command(
+        arg_required_else_help = true,
+        long_about = "Generate operator bundle metadata and build bundle image."
+    )]
     Bundle(bundle::BundleArgs),
     /// Run an alpha subcommand
-    #[command(hide = !help_alpha())]
+    #[command(hide = !help_alpha(), arg_required_else_help = true)]
     Alpha(AlphaArgs),
     /// Generate a stream of file-based catalog objects from catalogs and bundles
+    #[command(
+        long_about = "Generate a stream of file-based catalog objects to stdout from the provided
+catalog images, file-based catalog directories, bundle images, and bundle directories."
+    )]
     Render(RenderArgs),
     /// Validate the declarative index config
     #[command(long_about = "Validate the declarative config JSON file(s) in a given directory")]
     Validate(ValidateArgs),
-    /// Generate various artifacts for declarative config indexes
+    /// Generate various artifacts for file-based catalogs
+    #[command(arg_required_else_help = true)]
     Generate(GenerateArgs),
     /// Generate an olm.package declarative config blob
     Init(InitArgs),
     /// Print the opm version
-    Version,
+    Version(VersionArgs),
     /// Generate the autocompletion script for the specified shell
     Completion(CompletionArgs),
+    /// Help about any command
+    #[command(
+        long_about = "Help provides help for any command in the application.
+Simply type opm help [path to command] for full details.",
+        override_usage = "[command]"
+    )]
+    Help(HelpArgs),
+}
+
+/// `opm help [command]...`: the words of the command to describe.
+#[derive(Debug, Args)]
+pub struct HelpArgs {
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]
 #[command(
-    long_about = "Generate a stream of file-based catalog objects to stdout from the provided
-catalog images, file-based catalog directories, bundle images, and bundle directories."
+    override_usage = "<catalog-image | catalog-directory | bundle-image | bundle-directory>..."
 )]
 pub struct RenderArgs {
     /// catalog-image | catalog-directory | bundle-image | bundle-directory
     #[arg(value_name = "REF")]
     pub refs: Vec<String>,
     /// Output format of the streamed file-based catalog objects (json|yaml)
-    #[arg(short, long, default_value = "json")]
+    #[arg(short, long, default_value = "json", value_parser = OneOf(JSON_YAML))]
     pub output: String,
-    /// Name of the last migration to run (default: none)
-    #[arg(long, default_value = "", long_help = MIGRATE_LEVEL_HELP)]
+    #[arg(long, default_value = "", help = MIGRATE_LEVEL_HELP)]
     pub migrate_level: String,
     /// Perform all available schema migrations on the rendered FBC
     #[arg(long)]
@@ -102,16 +134,21 @@ Available migrators:
   - bundle-object-to-csv-metadata : migrates bundles' \"olm.bundle.object\" to \"olm.csv.metadata\"";
 
 #[derive(Debug, Args)]
+#[command(override_usage = "<directory>")]
 pub struct ValidateArgs {
     /// Directory of the file-based catalog
     #[arg(value_name = "DIRECTORY")]
     pub dirs: Vec<String>,
-    /// Output format (json|yaml); without it, problems are printed as an error
-    #[arg(short, long, default_value = "")]
+    /// Output format for validation results (json|yaml); without it, problems are printed as an error
+    #[arg(short, long, default_value = "", value_parser = OneOf(JSON_YAML))]
     pub output: String,
 }
 
+/// The `-o` values of `render`, `validate` and `init`.
+pub const JSON_YAML: &[&str] = &["json", "yaml"];
+
 #[derive(Debug, Args)]
+#[command(subcommand_value_name = "command")]
 pub struct AlphaArgs {
     #[command(subcommand)]
     pub command: AlphaCommand,
@@ -120,10 +157,15 @@ pub struct AlphaArgs {
 #[derive(Debug, Subcommand)]
 pub enum AlphaCommand {
     /// Operator bundle commands (the same as `opm bundle`)
+    #[command(
+        arg_required_else_help = true,
+        long_about = "Generate operator bundle metadata and build bundle image."
+    )]
     Bundle(bundle::BundleArgs),
 }
 
 #[derive(Debug, Args)]
+#[command(subcommand_value_name = "command")]
 pub struct GenerateArgs {
     #[command(subcommand)]
     pub command: GenerateCommand,
@@ -144,6 +186,7 @@ value of each duplicate key will be added to the generated Dockerfile.")]
 }
 
 #[derive(Debug, Args)]
+#[command(override_usage = "<fbcRootDir>")]
 pub struct DockerfileArgs {
     /// The file-based catalog root directory
     #[arg(value_name = "FBC_ROOT_DIR")]
@@ -165,6 +208,7 @@ pub struct DockerfileArgs {
 pub const DEFAULT_OPM_IMAGE: &str = "quay.io/operator-framework/opm:latest";
 
 #[derive(Debug, Args)]
+#[command(override_usage = "<packageName>")]
 pub struct InitArgs {
     /// The name of the package
     #[arg(value_name = "PACKAGE_NAME")]
@@ -179,15 +223,156 @@ pub struct InitArgs {
     #[arg(short = 'i', long, default_value = "")]
     pub icon: String,
     /// Output format (json|yaml)
-    #[arg(short = 'o', long, default_value = "json")]
+    #[arg(short = 'o', long, default_value = "json", value_parser = OneOf(JSON_YAML))]
     pub output: String,
 }
 
 #[derive(Debug, Args)]
+pub struct VersionArgs {
+    /// Output format: the version line (default) or json
+    #[arg(short = 'o', long, value_enum)]
+    pub output: Option<VersionFormat>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum VersionFormat {
+    Json,
+}
+
+#[derive(Debug, Args)]
+#[command(override_usage = "<bash|elvish|fish|powershell|zsh>")]
 pub struct CompletionArgs {
     /// The shell to generate the script for
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// A closed set of values that `commands` checks itself, with upstream's
+/// message: every value parses, and help and shell completion offer the set.
+#[derive(Debug, Clone, Copy)]
+pub struct OneOf(pub &'static [&'static str]);
+
+impl TypedValueParser for OneOf {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(command, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            self.0.iter().map(|value| PossibleValue::new(*value)),
+        ))
+    }
+}
+
+/// The command tree as `opm` presents it, cobra-like: see the module docs.
+pub fn command() -> clap::Command {
+    cobra_style(Cli::command(), "opm")
+}
+
+/// Cobra's usage block (what follows the description in the help, and an
+/// argument error): usage line, flags, global flags, and for a group how to
+/// get a subcommand's help.
+pub fn usage_template(runnable: bool, path: &str) -> String {
+    let mut template = String::from("Usage:\n  {usage}\n\n{all-args}");
+    if !runnable {
+        template.push_str(&format!(
+            "\n\nUse \"{path} [command] --help\" for more information about a command."
+        ));
+    }
+    template
+}
+
+/// Upstream's help layout for `command` (reached as `path`) and its
+/// subcommands: the long description, `Usage:` with the exact arguments,
+/// `Flags:` (including `-h, --help`), `Global Flags:`; `-h` and `--help`
+/// print the same; arguments are described by the usage line, not listed.
+fn cobra_style(command: clap::Command, path: &str) -> clap::Command {
+    let name = command.get_name().to_string();
+    let runnable = command.get_subcommands().next().is_none();
+    let usage = if runnable {
+        let arguments = match command.get_overridden_usage() {
+            Some(arguments) => arguments.to_string(),
+            None => command
+                .get_positionals()
+                .filter(|arg| !arg.is_hide_set())
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        [path, arguments.as_str(), "[flags]"]
+            .iter()
+            .filter(|part| !part.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else if path == "opm" {
+        "opm [flags]\n  opm [command]".to_string()
+    } else {
+        format!("{path} [command]")
+    };
+    let description = command
+        .get_long_about()
+        .or(command.get_about())
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let template = format!("{{before-help}}{}", usage_template(runnable, path));
+    let mut command = command
+        .override_usage(usage)
+        .before_help(description)
+        .help_template(template)
+        .subcommand_help_heading("Available Commands")
+        // One line per flag, never wrapped, as cobra prints them.
+        .term_width(0)
+        .disable_help_flag(true)
+        .disable_help_subcommand(true)
+        .arg(
+            clap::Arg::new("help")
+                .short('h')
+                .long("help")
+                .action(ArgAction::HelpShort)
+                .help(format!("help for {name}"))
+                .help_heading("Flags"),
+        )
+        .mut_args(|arg| {
+            // Values the description already lists are not listed again
+            // (shell completion still offers them).
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            let values = arg.get_possible_values();
+            let arg = if !values.is_empty() && values.iter().all(|v| help.contains(v.get_name())) {
+                arg.hide_possible_values(true)
+            } else {
+                arg
+            };
+            let arg = if arg.is_positional() {
+                arg.hide_short_help(true)
+            } else if arg.get_help_heading().is_none() {
+                arg.help_heading("Flags")
+            } else {
+                arg
+            };
+            let takes_value = arg.get_action().takes_values();
+            if takes_value && arg.get_default_values().iter().all(|v| v.is_empty()) {
+                arg.hide_default_value(true)
+            } else {
+                arg
+            }
+        });
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .collect();
+    for sub in names {
+        let sub_path = format!("{path} {sub}");
+        command = command.mut_subcommand(&sub, |sub| cobra_style(sub, &sub_path));
+    }
+    command
 }
 
 #[cfg(test)]
@@ -198,11 +383,58 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
     }
 
     #[test]
     fn global_flags_work_after_the_subcommand() {
-        let cli = Cli::try_parse_from(["opm", "render", "x", "--use-http"]).unwrap();
+        let matches = command()
+            .try_get_matches_from(["opm", "render", "x", "--use-http"])
+            .unwrap();
+        let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap();
         assert!(cli.global.use_http);
+    }
+
+    /// Every runnable command's usage line names its arguments as upstream's
+    /// cobra `Use` does, with their exact counts.
+    #[test]
+    fn usage_lines() {
+        let mut root = command();
+        root.build();
+        let usage = |path: &[&str]| {
+            let found = path.iter().fold(&root, |c, name| {
+                c.find_subcommand(name).expect("subcommand")
+            });
+            found
+                .get_overridden_usage()
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        };
+        let cases: &[(&[&str], &str)] = &[
+            (&[], "opm [flags]\n  opm [command]"),
+            (&["validate"], "opm validate <directory> [flags]"),
+            (
+                &["render"],
+                "opm render <catalog-image | catalog-directory | bundle-image | bundle-directory>... [flags]",
+            ),
+            (&["init"], "opm init <packageName> [flags]"),
+            (&["generate"], "opm generate [command]"),
+            (&["generate", "dockerfile"], "opm generate dockerfile <fbcRootDir> [flags]"),
+            (&["bundle"], "opm bundle [command]"),
+            (&["bundle", "generate"], "opm bundle generate [flags]"),
+            (&["bundle", "build"], "opm bundle build [DIR [DESTINATION]] [flags]"),
+            (&["bundle", "validate"], "opm bundle validate [DIR|IMAGE] [flags]"),
+            (&["bundle", "list"], "opm bundle list <DIR|IMAGE> [flags]"),
+            (&["bundle", "init"], "opm bundle init [SRC|-] [flags]"),
+            (
+                &["alpha", "bundle", "unpack"],
+                "opm alpha bundle unpack BUNDLE_NAME[:TAG|@DIGEST] [flags]",
+            ),
+            (&["version"], "opm version [flags]"),
+            (&["help"], "opm help [command] [flags]"),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(usage(path), *expected, "{path:?}");
+        }
     }
 }

@@ -34,11 +34,18 @@ pub(super) fn run(
         [] => (None, None),
         [dir] => (Some(dir.clone()), None),
         [dir, destination] => (Some(dir.clone()), Some(destination.as_str())),
-        more => bail!("accepts at most 2 arg(s), received {}", more.len()),
+        more => {
+            return Err(super::usage(format!(
+                "accepts at most 2 arg(s), received {}",
+                more.len()
+            )))
+        }
     };
     let directory = match (positional, given(directory)) {
         (Some(_), Some(_)) => {
-            bail!("give the bundle directory either as an argument or with --directory, not both")
+            return Err(super::usage(
+                "give the bundle directory either as an argument or with --directory, not both",
+            ))
         }
         // A bundle root given as an argument stands for its manifests.
         (Some(dir), None) if Path::new(&dir).join("manifests").is_dir() => {
@@ -55,10 +62,13 @@ pub(super) fn run(
     .filter_map(|(name, missing)| missing.then_some(name))
     .collect();
     if !missing.is_empty() {
-        bail!("required flag(s) {} not set", missing.join(", "));
+        return Err(super::usage(format!(
+            "required flag(s) {} not set",
+            missing.join(", ")
+        )));
     }
     let Some(directory) = directory else {
-        bail!("required flag(s) \"directory\" not set");
+        return Err(super::usage("required flag(s) \"directory\" not set"));
     };
     let builder = image_builder.as_deref();
     let tool = match builder {
@@ -69,11 +79,13 @@ pub(super) fn run(
         },
     };
     let output = match (destination, tool) {
-        (Some(destination), Some(tool)) => bail!(
-            "--image-builder {} cannot write {}: a destination is built without a container tool (--image-builder none)",
-            tool.name(),
-            go_quote(destination)
-        ),
+        (Some(destination), Some(tool)) => {
+            return Err(super::usage(format!(
+                "--image-builder {} cannot write {}: a destination is built without a container tool (--image-builder none)",
+                tool.name(),
+                go_quote(destination)
+            )))
+        }
         (Some(destination), None) => Output::Daemonless(destination_of(destination, tag)?),
         // `-b none` pushes to the tag; the default tool is upstream's docker.
         (None, None) if builder == Some("none") => Output::Daemonless(Destination::Push {

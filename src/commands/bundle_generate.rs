@@ -2,7 +2,6 @@ use crate::action::bundle_generate::GenerateBundle;
 use crate::cli::bundle::BundleGenerateArgs;
 use crate::encoding::json::go_quote;
 use crate::ExitStatus;
-use anyhow::bail;
 use std::path::PathBuf;
 
 /// `command_path` is how the command was spelled (`opm bundle generate` or
@@ -19,14 +18,14 @@ pub(super) fn run(args: BundleGenerateArgs, command_path: &str) -> anyhow::Resul
     } = args;
     // Cobra checks positional arguments before required flags.
     if let Some(first) = extra.first() {
-        bail!(
+        return Err(super::usage(format!(
             "unknown command {} for {}",
             go_quote(first),
             go_quote(command_path)
-        );
+        )));
     }
     let Some(directory) = directory else {
-        bail!("required flag(s) \"directory\" not set");
+        return Err(super::usage("required flag(s) \"directory\" not set"));
     };
     let generate = GenerateBundle {
         directory: PathBuf::from(directory),

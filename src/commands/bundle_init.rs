@@ -4,7 +4,7 @@
 use crate::action::bundle_init::{parse_media_type, InitBundle, Source};
 use crate::cli::bundle::BundleInitArgs;
 use crate::ExitStatus;
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 use std::io::Read as _;
 use std::path::PathBuf;
 
@@ -32,7 +32,12 @@ pub(super) fn run(args: BundleInitArgs) -> anyhow::Result<ExitStatus> {
             Source::Stream(bytes)
         }
         [dir] => Source::Directory(PathBuf::from(dir)),
-        more => bail!("accepts at most 1 arg(s), received {}", more.len()),
+        more => {
+            return Err(super::usage(format!(
+                "accepts at most 1 arg(s), received {}",
+                more.len()
+            )))
+        }
     };
     let init = InitBundle {
         source,

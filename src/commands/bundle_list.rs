@@ -2,10 +2,9 @@
 //! YAML stream of the objects OLM applies for the bundle.
 
 use crate::action::bundle_list::Format;
-use crate::cli::bundle::BundleListArgs;
+use crate::cli::bundle::{BundleListArgs, ListFormat};
 use crate::encoding::json::go_quote;
 use crate::ExitStatus;
-use anyhow::bail;
 
 pub(super) fn run(
     args: BundleListArgs,
@@ -16,19 +15,24 @@ pub(super) fn run(
         image_builder,
         output,
     } = args;
-    let format = match output.as_str() {
-        "yaml" => Format::Yaml,
-        "json" => Format::Json,
-        other => bail!(
-            "invalid --output value {}: must be one of [yaml, json]",
-            go_quote(other)
-        ),
+    let format = match output {
+        ListFormat::Yaml => Format::Yaml,
+        ListFormat::Json => Format::Json,
     };
     super::check_image_builder(&image_builder)?;
     let target = match target.as_slice() {
         [one] if !one.is_empty() => one.clone(),
-        [_] | [] => bail!("a bundle directory or image is required: opm bundle list DIR|IMAGE"),
-        many => bail!("accepts 1 arg(s), received {}", many.len()),
+        [_] | [] => {
+            return Err(super::usage(
+                "a bundle directory or image is required: opm bundle list DIR|IMAGE",
+            ))
+        }
+        many => {
+            return Err(super::usage(format!(
+                "accepts 1 arg(s), received {}",
+                many.len()
+            )))
+        }
     };
     let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
     let listing = crate::action::bundle_list::list_bundle_dir(bundle.path(), format)

@@ -9,10 +9,8 @@
 //! to stdout. Exit 1 when there is an error.
 
 use crate::bundle::validate::{validate_bundle_dir, BundleReport, Finding, Optional, Options};
-use crate::cli::bundle::BundleValidateArgs;
-use crate::encoding::json::go_quote;
+use crate::cli::bundle::{BundleValidateArgs, FindingsFormat};
 use crate::ExitStatus;
-use anyhow::bail;
 use serde::Serialize;
 
 pub(super) fn run(
@@ -27,27 +25,28 @@ pub(super) fn run(
         output_format,
     } = args;
     super::check_image_builder(&image_builder)?;
-    let optional = Optional::parse_list(&optional_validators).map_err(anyhow::Error::msg)?;
-    let json = match output_format.as_str() {
-        "text" => false,
-        "json" => true,
-        other => bail!(
-            "invalid --output-format value {}: must be one of [text, json]",
-            go_quote(other)
-        ),
-    };
+    let optional = Optional::parse_list(&optional_validators).map_err(super::usage)?;
+    let json = output_format == FindingsFormat::Json;
     let target: Vec<String> = target.into_iter().filter(|t| !t.is_empty()).collect();
-    let target = match (target.as_slice(), tag.filter(|t| !t.is_empty())) {
-        ([], None) => bail!(
-            "a bundle directory or image is required: opm bundle validate DIR|IMAGE, or --tag"
-        ),
-        ([one], None) => one.clone(),
-        ([], Some(tag)) => tag,
-        ([_, ..], Some(_)) => {
-            bail!("give the bundle either as an argument or with --tag, not both")
-        }
-        (many, None) => bail!("accepts 1 arg(s), received {}", many.len()),
-    };
+    let target =
+        match (target.as_slice(), tag.filter(|t| !t.is_empty())) {
+            ([], None) => return Err(super::usage(
+                "a bundle directory or image is required: opm bundle validate DIR|IMAGE, or --tag",
+            )),
+            ([one], None) => one.clone(),
+            ([], Some(tag)) => tag,
+            ([_, ..], Some(_)) => {
+                return Err(super::usage(
+                    "give the bundle either as an argument or with --tag, not both",
+                ))
+            }
+            (many, None) => {
+                return Err(super::usage(format!(
+                    "accepts 1 arg(s), received {}",
+                    many.len()
+                )))
+            }
+        };
     let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
     let report = validate_bundle_dir(bundle.path(), &Options { optional });
     if json {

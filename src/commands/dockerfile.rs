@@ -13,7 +13,7 @@ pub(super) fn run(args: DockerfileArgs) -> anyhow::Result<ExitStatus> {
     } = args;
     let dir = super::exactly_one(&dirs)?;
     if binary_image.is_some() && base_image.is_some() {
-        bail!("if any flags in the group [binary-image base-image] are set none of the others can be; [base-image binary-image] were all set");
+        return Err(super::usage("if any flags in the group [binary-image base-image] are set none of the others can be; [base-image binary-image] were all set"));
     }
     if binary_image.is_some() {
         crate::output::warning("Flag --binary-image has been deprecated, use --base-image instead");

@@ -10,15 +10,32 @@ mod bundle_unpack;
 mod bundle_validate;
 mod dockerfile;
 mod init;
+pub(crate) mod removed;
 mod render;
+pub(crate) mod usage;
 mod validate;
 
 use crate::cli::{AlphaCommand, Cli, Command, GenerateCommand};
 use crate::ExitStatus;
 use anyhow::bail;
+pub(crate) use usage::usage;
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
-    let Cli { global, command } = cli;
+    let Cli {
+        global,
+        version,
+        command,
+    } = cli;
+    let Some(command) = command else {
+        // Bare `opm`: its help, on stdout.
+        let text = if version {
+            version_line()
+        } else {
+            crate::cli::command().render_help().to_string()
+        };
+        crate::output::stdout(text.as_bytes())?;
+        return Ok(ExitStatus::Success);
+    };
     match command {
         Command::Bundle(args) => {
             check_transport_flags(&global)?;
@@ -40,12 +57,23 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
             GenerateCommand::Dockerfile(args) => dockerfile::run(args),
         },
         Command::Init(args) => init::run(args),
-        Command::Version => {
-            crate::output::stdout(version_line().as_bytes())?;
+        Command::Version(crate::cli::VersionArgs { output }) => {
+            let text = match output {
+                None => version_line(),
+                Some(crate::cli::VersionFormat::Json) => version_json(),
+            };
+            crate::output::stdout(text.as_bytes())?;
+            Ok(ExitStatus::Success)
+        }
+        // `opm help X` is read as `opm X --help` before parsing; this is
+        // only reached without a command.
+        Command::Help(_) => {
+            let text = crate::cli::command().render_help().to_string();
+            crate::output::stdout(text.as_bytes())?;
             Ok(ExitStatus::Success)
         }
         Command::Completion(args) => {
-            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut command = crate::cli::command();
             let mut script = Vec::new();
             clap_complete::generate(args.shell, &mut command, "opm", &mut script);
             crate::output::stdout(&script)?;
@@ -54,20 +82,77 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// Upstream's `opm version` line, with our build facts.
-fn version_line() -> String {
-    format!(
-        "Version: version.Version{{OpmVersion:\"v{}\", GitCommit:\"{}\", BuildDate:\"{}\", GoOs:\"{}\", GoArch:\"{}\"}}\n",
-        env!("CARGO_PKG_VERSION"),
-        option_env!("OPM_GIT_COMMIT").unwrap_or("unknown"),
-        option_env!("OPM_BUILD_DATE").unwrap_or("unknown"),
-        std::env::consts::OS,
-        match std::env::consts::ARCH {
+/// The build facts `opm version` reports (from build/version.rs).
+struct Version {
+    opm_version: String,
+    git_commit: &'static str,
+    build_date: &'static str,
+    os: &'static str,
+    arch: &'static str,
+    toolchain: &'static str,
+}
+
+fn version() -> Version {
+    Version {
+        opm_version: format!("v{}", env!("CARGO_PKG_VERSION")),
+        git_commit: env!("OPM_GIT_COMMIT"),
+        build_date: env!("OPM_BUILD_DATE"),
+        os: std::env::consts::OS,
+        // Go's names, as upstream prints them.
+        arch: match std::env::consts::ARCH {
             "x86_64" => "amd64",
             "aarch64" => "arm64",
+            "powerpc64" => "ppc64le",
             other => other,
-        }
+        },
+        toolchain: env!("OPM_TOOLCHAIN"),
+    }
+}
+
+/// Upstream's `opm version` line (Go's `%#v` of its `version.Version`), with
+/// the toolchain that built us as one more field.
+fn version_line() -> String {
+    let Version {
+        opm_version,
+        git_commit,
+        build_date,
+        os,
+        arch,
+        toolchain,
+    } = version();
+    let quote = crate::encoding::json::go_quote;
+    format!(
+        "Version: version.Version{{OpmVersion:{}, GitCommit:{}, BuildDate:{}, GoOs:{}, GoArch:{}, Toolchain:{}}}\n",
+        quote(&opm_version),
+        quote(git_commit),
+        quote(build_date),
+        quote(os),
+        quote(arch),
+        quote(toolchain)
     )
+}
+
+/// `opm version -o json`: the same facts under upstream's JSON field names.
+fn version_json() -> String {
+    let Version {
+        opm_version,
+        git_commit,
+        build_date,
+        os,
+        arch,
+        toolchain,
+    } = version();
+    let value = serde_json::json!({
+        "opmVersion": opm_version,
+        "gitCommit": git_commit,
+        "buildDate": build_date,
+        "goOs": os,
+        "goArch": arch,
+        "toolchain": toolchain,
+    });
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// How to pull images, from the global flags and the environment.
@@ -105,7 +190,7 @@ fn check_transport_flags(global: &crate::cli::GlobalArgs) -> anyhow::Result<()> 
 fn exactly_one(args: &[String]) -> anyhow::Result<&str> {
     match args {
         [one] => Ok(one),
-        _ => bail!("accepts 1 arg(s), received {}", args.len()),
+        _ => Err(usage(format!("accepts 1 arg(s), received {}", args.len()))),
     }
 }
 
@@ -114,20 +199,21 @@ fn output_format(value: &str) -> anyhow::Result<crate::declcfg::write::Format> {
     match value {
         "json" => Ok(crate::declcfg::write::Format::Json),
         "yaml" => Ok(crate::declcfg::write::Format::Yaml),
-        other => bail!(
+        other => Err(usage(format!(
             "invalid --output value {}, expected (json|yaml)",
             crate::encoding::json::go_quote(other)
-        ),
+        ))),
     }
 }
 
-/// The `-b/--image-builder` values of the commands that pull a bundle image.
+/// Checks a `-b/--image-builder` value of the commands that pull a bundle
+/// image.
 pub(crate) fn check_image_builder(image_builder: &str) -> anyhow::Result<()> {
-    if !["none", "docker", "podman"].contains(&image_builder) {
-        anyhow::bail!(
+    if !crate::cli::bundle::PULL_IMAGE_BUILDERS.contains(&image_builder) {
+        return Err(usage(format!(
             "invalid --image-builder value {}: must be one of [none, docker, podman]",
             crate::encoding::json::go_quote(image_builder)
-        );
+        )));
     }
     Ok(())
 }

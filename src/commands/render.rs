@@ -15,10 +15,10 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         alpha_image_ref_template,
     } = args;
     if refs.is_empty() {
-        bail!("requires at least 1 arg(s), only received 0");
+        return Err(super::usage("requires at least 1 arg(s), only received 0"));
     }
     if migrate && !migrate_level.is_empty() {
-        bail!("if any flags in the group [migrate migrate-level] are set none of the others can be; [migrate migrate-level] were all set");
+        return Err(super::usage("if any flags in the group [migrate migrate-level] are set none of the others can be; [migrate migrate-level] were all set"));
     }
     let format = super::output_format(&output)?;
     let migrations = if migrate {

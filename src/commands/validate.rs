@@ -57,10 +57,10 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
                 ExitStatus::Failure
             })
         }
-        other => bail!(
+        other => Err(super::usage(format!(
             "invalid --output value {}, expected (json|yaml)",
             go_quote(other)
-        ),
+        ))),
     }
 }
 
