@@ -86,6 +86,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             output::error(&diag::error_chain(error.chain()));
+            if let Some(hinted) = error.downcast_ref::<commands::usage::Hinted>() {
+                output::hint(&hinted.hint);
+            }
             // A wrong argument: the command's usage follows, as cobra prints it.
             if error
                 .downcast_ref::<commands::usage::UsageError>()

@@ -21,6 +21,11 @@ pub fn usage(text: &str) {
     eprint!("{text}");
 }
 
+/// Prints the next step after an error (`hint: ...`).
+pub fn hint(text: &str) {
+    eprintln!("hint: {text}");
+}
+
 /// Prints a warning line.
 pub fn warning(message: &str) {
     eprintln!("warning: {message}");

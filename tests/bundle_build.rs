@@ -211,6 +211,39 @@ fn bundle_build_missing_tool_is_an_exec_error() {
     }
 }
 
+/// Without docker, or without its daemon, the error says what else works.
+#[test]
+fn bundle_build_without_a_docker_daemon_hints_at_the_alternatives() {
+    let hint = "hint: no docker daemon here? build with -b podman or -b buildah, or without a daemon: opm bundle build bundle file://bundle.tar (or oci://DIR, image://REF)\n";
+    let empty = tempfile::tempdir().expect("empty PATH directory");
+    let out = fails_unchanged(
+        manifests()
+            .env("PATH", &empty.path().display().to_string())
+            .args(build_args(&[])),
+        &["executable file not found in $PATH\n"],
+    );
+    assert!(out.stderr.ends_with(hint), "{}", out.stderr);
+    // docker is there, its daemon's socket is not.
+    let docker = FakeDocker::new(1);
+    let out = fails_unchanged(
+        manifests()
+            .env("PATH", &docker.path())
+            .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+            .args(build_args(&[])),
+        &["exit status 1\n"],
+    );
+    assert!(out.stderr.ends_with(hint), "{}", out.stderr);
+    // A daemon that may be there: no guess.
+    let out = fails_unchanged(
+        manifests()
+            .env("PATH", &docker.path())
+            .env("DOCKER_HOST", "tcp://127.0.0.1:2375")
+            .args(build_args(&[])),
+        &["exit status 1\n"],
+    );
+    assert!(!out.stderr.contains("hint:"), "{}", out.stderr);
+}
+
 /// Private containers-storage for `podman`/`buildah` under `dir` (as root,
 /// and as any other user, who gets `rootless_storage_path` instead).
 fn storage_conf(dir: &Path) -> PathBuf {

@@ -211,9 +211,11 @@ fn seed_empty_directory_cannot_infer_the_media_type() {
         .args(["bundle", "init", "."])
         .run()
         .failure(&[]);
+    // The seed's message, then how to go on.
     assert_eq!(
         out.stderr,
-        "Error: unable to infer mediatype when no manifests are present\n"
+        "Error: unable to infer mediatype when no manifests are present\n\
+         hint: give the media type: -m registry+v1, -m registry+v2 or -m plain+v0 (defaults are generated for it)\n"
     );
     assert_eq!(out.stdout, "");
     assert!(names(&out, "my-operator").is_empty());

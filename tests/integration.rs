@@ -14,6 +14,7 @@ mod cli;
 mod corpus;
 mod csvless;
 mod dockerfile;
+mod hints;
 mod hostile_files;
 mod image;
 mod image_build;

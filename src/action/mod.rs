@@ -7,6 +7,7 @@ pub mod bundle_init;
 pub mod bundle_list;
 pub mod bundle_unpack;
 pub mod dockerfile;
+pub mod hints;
 pub mod icon;
 pub mod init;
 pub mod migrate;

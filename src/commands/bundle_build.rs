@@ -1,4 +1,4 @@
-use crate::action::bundle_build::{BuildBundle, Destination, Output};
+use crate::action::bundle_build::{BuildBundle, BuildError, Destination, Output};
 use crate::action::bundle_generate::GenerateBundle;
 use crate::cli::bundle::BundleBuildArgs;
 use crate::encoding::json::go_quote;
@@ -97,6 +97,15 @@ pub(super) fn run(
         },
     };
 
+    // What to suggest when docker cannot build: the bundle, daemonless.
+    let docker_hint = match &output {
+        Output::Tool {
+            tool: ContainerTool::Docker,
+            ..
+        } => Some(docker_hint(&directory)),
+        _ => None,
+    };
+    let directory_given = directory.display().to_string();
     let build = BuildBundle {
         generate: GenerateBundle {
             directory,
@@ -112,7 +121,9 @@ pub(super) fn run(
         output,
     };
     let mut progress = |message: &str| crate::output::info(message);
-    let prepared = build.prepare(&mut progress)?;
+    let prepared = build
+        .prepare(&mut progress)
+        .map_err(|error| super::bundle_generate::hint_bundle_root(error, &directory_given))?;
     if let Some(report) = &prepared.report {
         super::bundle_validate::print_text(report);
         if !report.passed() {
@@ -121,10 +132,41 @@ pub(super) fn run(
         }
     }
     // A daemonless build prints its image's manifest digest (for scripts).
-    if let Some(digest) = prepared.build(&super::pull_options(global)?, &mut progress)? {
+    let built = prepared
+        .build(&super::pull_options(global)?, &mut progress)
+        .map_err(|error| match (&error, docker_hint) {
+            (BuildError::Exec(exec), Some(hint))
+                if exec.reason.contains("executable file not found")
+                    || crate::action::hints::docker_daemon_missing() =>
+            {
+                super::with_hint(error, hint)
+            }
+            _ => anyhow::Error::new(error),
+        })?;
+    if let Some(digest) = built {
         crate::output::stdout(format!("{digest}\n").as_bytes())?;
     }
     Ok(ExitStatus::Success)
+}
+
+/// The next step when docker cannot build the bundle in `directory` (its
+/// manifests directory, or the bundle itself).
+fn docker_hint(directory: &Path) -> String {
+    let bundle = if directory
+        .file_name()
+        .is_some_and(|name| name == "manifests")
+    {
+        match directory.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        }
+    } else {
+        directory
+    };
+    format!(
+        "no docker daemon here? build with -b podman or -b buildah, or without a daemon: opm bundle build {} file://bundle.tar (or oci://DIR, image://REF)",
+        bundle.display()
+    )
 }
 
 /// `file://X.tar`, `file://X.tar.gz` (or `.tgz`), `oci://DIR`, `image://REF`;

@@ -27,6 +27,7 @@ pub(super) fn run(args: BundleGenerateArgs, command_path: &str) -> anyhow::Resul
     let Some(directory) = directory else {
         return Err(super::usage("required flag(s) \"directory\" not set"));
     };
+    let given = directory.clone();
     let generate = GenerateBundle {
         directory: PathBuf::from(directory),
         output_dir: output_dir.filter(|d| !d.is_empty()).map(PathBuf::from),
@@ -38,8 +39,22 @@ pub(super) fn run(args: BundleGenerateArgs, command_path: &str) -> anyhow::Resul
         overwrite: true,
         working_dir: working_dir()?,
     };
-    generate.run(&mut |message| crate::output::info(message))?;
+    generate
+        .run(&mut |message| crate::output::info(message))
+        .map_err(|error| hint_bundle_root(error, &given))?;
     Ok(ExitStatus::Success)
+}
+
+/// `error`, with "did you mean -d DIR/manifests?" when `-d` named a bundle
+/// root instead of its manifests directory.
+pub(super) fn hint_bundle_root(error: impl Into<anyhow::Error>, directory: &str) -> anyhow::Error {
+    match crate::action::hints::manifests_of_bundle_root(directory) {
+        Some(manifests) => super::with_hint(
+            error,
+            format!("{directory} is a bundle directory: did you mean -d {manifests}?"),
+        ),
+        None => error.into(),
+    }
 }
 
 /// Go's `os.Getwd`: `$PWD` when it names the current directory (so paths

@@ -1,7 +1,7 @@
 //! `opm bundle init [SRC]` (also `opm alpha bundle init`): check the
 //! arguments, read stdin for `-`, run the action, list what was written.
 
-use crate::action::bundle_init::{parse_media_type, InitBundle, Source};
+use crate::action::bundle_init::{parse_media_type, InitBundle, InitError, Source};
 use crate::cli::bundle::BundleInitArgs;
 use crate::ExitStatus;
 use anyhow::Context as _;
@@ -48,7 +48,15 @@ pub(super) fn run(args: BundleInitArgs) -> anyhow::Result<ExitStatus> {
         default_channel: default_channel.unwrap_or_default(),
         working_dir: super::bundle_generate::working_dir()?,
     };
-    let done = init.run(&mut |message| crate::output::warning(message))?;
+    let done = init
+        .run(&mut |message| crate::output::warning(message))
+        .map_err(|error| match error {
+            InitError::NoManifests => super::with_hint(
+                error,
+                "give the media type: -m registry+v1, -m registry+v2 or -m plain+v0 (defaults are generated for it)",
+            ),
+            other => anyhow::Error::new(other),
+        })?;
     for path in &done.written {
         crate::output::info(&format!("Writing {path}"));
     }

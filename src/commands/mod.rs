@@ -18,7 +18,7 @@ mod validate;
 use crate::cli::{AlphaCommand, Cli, Command, GenerateCommand};
 use crate::ExitStatus;
 use anyhow::bail;
-pub(crate) use usage::usage;
+pub(crate) use usage::{usage, with_hint};
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
     let Cli {

@@ -4,7 +4,6 @@ use crate::action::template::ImageRefTemplate;
 use crate::cli::RenderArgs;
 use crate::declcfg::write::{sorted_blobs, write_blobs};
 use crate::ExitStatus;
-use anyhow::bail;
 
 pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::Result<ExitStatus> {
     let RenderArgs {
@@ -34,6 +33,9 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
                 .map_err(|e| anyhow::anyhow!("invalid image reference template: {e}"))?,
         )
     };
+    let hint = refs
+        .iter()
+        .find_map(|reference| not_a_catalog_hint(reference));
     let render = Render {
         refs,
         migrations,
@@ -53,7 +55,10 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
                 message.push_str("\n  in ");
                 message.push_str(&location);
             }
-            bail!(message);
+            return Err(match hint {
+                Some(hint) => super::with_hint(anyhow::Error::msg(message), hint),
+                None => anyhow::Error::msg(message),
+            });
         }
     };
     let blobs = sorted_blobs(rendered.config);
@@ -64,4 +69,21 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         |text| crate::output::stdout(text.as_bytes()).map_err(anyhow::Error::from),
     )?;
     Ok(ExitStatus::Success)
+}
+
+/// What to render instead when `reference` is a directory of bundles, or a
+/// bundle's manifests (a bundle directory itself renders fine).
+fn not_a_catalog_hint(reference: &str) -> Option<String> {
+    use crate::action::hints::NotACatalog;
+    Some(match crate::action::hints::not_a_catalog(reference)? {
+        NotACatalog::Bundle => return None,
+        NotACatalog::Manifests { bundle } => format!(
+            "{reference} is a bundle's manifests directory: render the bundle instead (opm render {bundle})"
+        ),
+        NotACatalog::Bundles { bundles, more } => format!(
+            "{reference} holds bundle directories, not a file-based catalog: render the bundles (opm render {}{})",
+            bundles.join(" "),
+            if more { " ..." } else { "" }
+        ),
+    })
 }

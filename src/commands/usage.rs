@@ -1,7 +1,8 @@
 //! Usage errors, in upstream's (cobra's) words and layout: `Error: <message>`
 //! on stderr, then the usage of the command that was given (`Usage:`, its
 //! flags and the global flags). clap's own errors are reworded the same way,
-//! so every error looks alike whichever parser found it.
+//! so every error looks alike whichever parser found it. Errors with an
+//! obvious next step carry a hint, printed after them.
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
@@ -21,6 +22,30 @@ impl std::error::Error for UsageError {}
 /// A usage error with `message` (cobra's `accepts 1 arg(s), received 2`).
 pub(crate) fn usage(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UsageError(message.into()))
+}
+
+/// An error and the obvious next step: `Error: <error>`, then
+/// `hint: <hint>` on stderr.
+#[derive(Debug)]
+pub struct Hinted {
+    pub error: anyhow::Error,
+    pub hint: String,
+}
+
+impl std::fmt::Display for Hinted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::diag::error_chain(self.error.chain()))
+    }
+}
+
+impl std::error::Error for Hinted {}
+
+/// `error`, with `hint` printed after it.
+pub(crate) fn with_hint(error: impl Into<anyhow::Error>, hint: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Hinted {
+        error: error.into(),
+        hint: hint.into(),
+    })
 }
 
 /// How a clap error is to be reported.

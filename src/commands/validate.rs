@@ -40,7 +40,10 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
                     message.push_str("\n  in ");
                     message.push_str(&location);
                 }
-                bail!(message)
+                Err(match not_a_catalog_hint(dir) {
+                    Some(hint) => super::with_hint(anyhow::Error::msg(message), hint),
+                    None => anyhow::Error::msg(message),
+                })
             }
         },
         "json" | "yaml" => {
@@ -62,6 +65,23 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
             go_quote(other)
         ))),
     }
+}
+
+/// What to check instead when `dir` holds bundles, not a catalog.
+fn not_a_catalog_hint(dir: &str) -> Option<String> {
+    use crate::action::hints::NotACatalog;
+    Some(match crate::action::hints::not_a_catalog(dir)? {
+        NotACatalog::Bundle => format!(
+            "{dir} is a bundle directory, not a file-based catalog: check it with opm bundle validate {dir}"
+        ),
+        NotACatalog::Manifests { bundle } => format!(
+            "{dir} is a bundle's manifests directory: check the bundle with opm bundle validate {bundle}"
+        ),
+        NotACatalog::Bundles { bundles, .. } => format!(
+            "{dir} holds bundle directories, not a file-based catalog: check each with opm bundle validate (opm bundle validate {})",
+            bundles.first().map_or("", String::as_str)
+        ),
+    })
 }
 
 /// Upstream's `{"passed", "error": {"message"}}` result, 2-space indented,
