@@ -2,11 +2,13 @@ use crate::util::Test;
 
 #[test]
 fn validate_example_catalog_passes() {
-    Test::new()
+    let out = Test::new()
         .copy("testdata/fbc/example", "catalog")
         .args(["validate", "catalog"])
         .run()
         .success();
+    // Piped: no progress line, nothing at all.
+    assert_eq!(out.stderr, "");
 }
 
 #[test]

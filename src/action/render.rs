@@ -4,7 +4,9 @@
 use super::migrate::MigrationLevel;
 use super::template::ImageRefTemplate;
 use super::unpack_image::UnpackImageError;
-use crate::declcfg::load::{load_dir, read_deferred, BundleObjects, LoadError};
+use crate::declcfg::load::{
+    load_dir_counted, read_deferred, BundleObjects, LoadError, LoadProgress,
+};
 use crate::declcfg::write::DocumentCache;
 use crate::declcfg::{Blob, Bundle, DeclarativeConfig};
 use crate::encoding::json::go_quote;
@@ -110,10 +112,15 @@ pub fn classify(reference: &str) -> RefKind {
 impl Render {
     /// Renders every reference in order and merges the results.
     pub fn run(&self) -> Result<Rendered, RenderError> {
+        self.run_counted(&LoadProgress::default())
+    }
+
+    /// [`Render::run`], counting the catalog files it loads in `progress`.
+    pub fn run_counted(&self, progress: &LoadProgress) -> Result<Rendered, RenderError> {
         let mut all = DeclarativeConfig::default();
         let mut unpacked = Vec::new();
         for reference in &self.refs {
-            let mut config = self.render_one(reference, &mut unpacked)?;
+            let mut config = self.render_one(reference, &mut unpacked, progress)?;
             for bundle in &mut config.bundles {
                 post_process(bundle);
             }
@@ -130,17 +137,23 @@ impl Render {
         &self,
         reference: &str,
         unpacked: &mut Vec<crate::fsutil::TempDir>,
+        progress: &LoadProgress,
     ) -> Result<DeclarativeConfig, RenderError> {
         let fail = |message: String| RenderError::Reference {
             reference: reference.to_string(),
             message,
         };
         match classify(reference) {
-            RefKind::CatalogDir => load_dir(Path::new(reference), reference, self.bundle_objects())
-                .map_err(|source| RenderError::Load {
-                    reference: reference.to_string(),
-                    source,
-                }),
+            RefKind::CatalogDir => load_dir_counted(
+                Path::new(reference),
+                reference,
+                self.bundle_objects(),
+                progress,
+            )
+            .map_err(|source| RenderError::Load {
+                reference: reference.to_string(),
+                source,
+            }),
             RefKind::NotADirectory => Err(fail(format!(
                 "ref {} is not a directory: not allowed",
                 go_quote(reference)
@@ -151,7 +164,7 @@ impl Render {
                 config.bundles.push(bundle);
                 Ok(config)
             }
-            RefKind::Image => self.render_image(reference, unpacked),
+            RefKind::Image => self.render_image(reference, unpacked, progress),
         }
     }
 
@@ -160,6 +173,7 @@ impl Render {
         &self,
         reference: &str,
         unpacked: &mut Vec<crate::fsutil::TempDir>,
+        progress: &LoadProgress,
     ) -> Result<DeclarativeConfig, RenderError> {
         let fail = |message: String| RenderError::Reference {
             reference: reference.to_string(),
@@ -209,12 +223,11 @@ impl Render {
             let configs = image.labels[LABEL_CONFIGS].trim_start_matches('/');
             let root = dir.path().join(configs);
             let display = format!("{reference}:/{configs}");
-            let config = load_dir(&root, &display, self.bundle_objects()).map_err(|source| {
-                RenderError::Load {
+            let config = load_dir_counted(&root, &display, self.bundle_objects(), progress)
+                .map_err(|source| RenderError::Load {
                     reference: reference.to_string(),
                     source,
-                }
-            })?;
+                })?;
             unpacked.push(dir);
             return Ok(config);
         }

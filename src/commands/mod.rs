@@ -10,6 +10,7 @@ mod bundle_unpack;
 mod bundle_validate;
 mod dockerfile;
 mod init;
+mod progress;
 pub(crate) mod removed;
 mod render;
 pub(crate) mod usage;

@@ -42,7 +42,11 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         image_ref_template,
         pull: super::pull_options(global)?,
     };
-    let rendered = match render.run() {
+    let progress = std::sync::Arc::new(crate::declcfg::load::LoadProgress::default());
+    let ticker = super::progress::Ticker::start("catalogs".to_string(), progress.clone());
+    let rendered = render.run_counted(&progress);
+    drop(ticker);
+    let rendered = match rendered {
         Ok(rendered) => rendered,
         Err(error) => {
             let (further, locations) = (error.further(), error.locations());

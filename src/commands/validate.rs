@@ -1,5 +1,5 @@
 use crate::cli::ValidateArgs;
-use crate::declcfg::load::{load_dir, BundleObjects};
+use crate::declcfg::load::{load_dir_counted, BundleObjects};
 use crate::encoding::json::{go_quote, Pretty};
 use crate::ExitStatus;
 use anyhow::bail;
@@ -15,7 +15,11 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         Ok(_) => {}
     }
     // Upstream checks the output format only after validating.
-    let (message, locations) = match load_dir(Path::new(dir), dir, BundleObjects::Drop) {
+    let progress = std::sync::Arc::new(crate::declcfg::load::LoadProgress::default());
+    let ticker = super::progress::Ticker::start(dir.to_string(), progress.clone());
+    let loaded = load_dir_counted(Path::new(dir), dir, BundleObjects::Drop, &progress);
+    drop(ticker);
+    let (message, locations) = match loaded {
         Err(error) => (
             Some(
                 error

@@ -9,8 +9,39 @@ use super::ignore::IndexIgnore;
 use super::{Blob, DeclarativeConfig, Origin};
 use crate::encoding::stream::{decode_documents, Document};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+
+/// How far loads have come, for a progress display: files found and parsed,
+/// bytes read. Updated by the loading threads; read by anyone.
+#[derive(Debug, Default)]
+pub struct LoadProgress {
+    files: AtomicUsize,
+    files_done: AtomicUsize,
+    bytes_done: AtomicU64,
+}
+
+impl LoadProgress {
+    /// `files` more files to load.
+    pub fn add_files(&self, files: usize) {
+        self.files.fetch_add(files, Ordering::Relaxed);
+    }
+
+    /// One file loaded (or failed), `bytes` long.
+    pub fn file_done(&self, bytes: u64) {
+        self.bytes_done.fetch_add(bytes, Ordering::Relaxed);
+        self.files_done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// `(files loaded, files found, bytes read)` so far.
+    pub fn snapshot(&self) -> (usize, usize, u64) {
+        (
+            self.files_done.load(Ordering::Relaxed),
+            self.files.load(Ordering::Relaxed),
+            self.bytes_done.load(Ordering::Relaxed),
+        )
+    }
+}
 
 /// What the loader keeps of `olm.bundle.object` values, the bulk of a
 /// catalog. They are always checked (a bad one fails the load, as upstream).
@@ -267,8 +298,19 @@ pub fn load_dir(
     display_root: &str,
     objects: BundleObjects,
 ) -> Result<DeclarativeConfig, LoadError> {
+    load_dir_counted(root, display_root, objects, &LoadProgress::default())
+}
+
+/// [`load_dir`], counting its files and bytes in `progress` as it goes.
+pub fn load_dir_counted(
+    root: &Path,
+    display_root: &str,
+    objects: BundleObjects,
+    progress: &LoadProgress,
+) -> Result<DeclarativeConfig, LoadError> {
     let files = catalog_files(root, display_root)?;
-    let results = parse_files_parallel(root, &files, objects);
+    progress.add_files(files.len());
+    let results = parse_files_parallel(root, &files, objects, progress);
     let mut config = DeclarativeConfig::default();
     let mut errors = Vec::new();
     for result in results {
@@ -293,10 +335,14 @@ fn parse_one(
     path: &Path,
     display: &str,
     objects: BundleObjects,
+    progress: &LoadProgress,
 ) -> Result<Vec<Blob>, FileError> {
-    let bytes = read_catalog_file(path, root, display)?;
+    let read = read_catalog_file(path, root, display);
+    let bytes = read.as_ref().map_or(0, |bytes| bytes.len() as u64);
     let file: Arc<Path> = Arc::from(path);
-    parse_file_with(&bytes, display, Some(&file), objects)
+    let parsed = read.and_then(|bytes| parse_file_with(&bytes, display, Some(&file), objects));
+    progress.file_done(bytes);
+    parsed
 }
 
 /// Reads a deferred bundle's document again; `cache` holds the documents of
@@ -354,6 +400,7 @@ fn parse_files_parallel(
     root: &Path,
     files: &[(PathBuf, String)],
     objects: BundleObjects,
+    progress: &LoadProgress,
 ) -> Vec<Result<Vec<Blob>, FileError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
@@ -361,7 +408,7 @@ fn parse_files_parallel(
     if threads <= 1 {
         return files
             .iter()
-            .map(|(p, d)| parse_one(root, p, d, objects))
+            .map(|(p, d)| parse_one(root, p, d, objects, progress))
             .collect();
     }
     let next = AtomicUsize::new(0);
@@ -377,7 +424,7 @@ fn parse_files_parallel(
                         let Some((path, display)) = files.get(i) else {
                             break;
                         };
-                        done.push((i, parse_one(root, path, display, objects)));
+                        done.push((i, parse_one(root, path, display, objects, progress)));
                     }
                     done
                 })
