@@ -181,7 +181,9 @@ This command creates a Dockerfile in the same directory as the <fbcRootDir>
 Dockerfile with the same name already exists, this command will fail.
 
 When specifying extra labels, note that if duplicate keys exist, only the last
-value of each duplicate key will be added to the generated Dockerfile.")]
+value of each duplicate key will be added to the generated Dockerfile.
+
+A separate builder and base image can be specified. The builder image may not be \"scratch\".")]
     Dockerfile(DockerfileArgs),
 }
 
