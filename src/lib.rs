@@ -41,11 +41,13 @@ pub enum ExitStatus {
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let mut args: Vec<OsString> = args.into_iter().collect();
     // Words after the program name, for messages (not for parsing).
-    let words: Vec<String> = args
-        .iter()
-        .skip(1)
-        .map(|arg| arg.to_string_lossy().into_owned())
-        .collect();
+    let words_of = |args: &[OsString]| -> Vec<String> {
+        args.iter()
+            .skip(1)
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect()
+    };
+    let mut words = words_of(&args);
     if let Some(message) = commands::removed::message(&words) {
         output::error(&message);
         return ExitCode::from(1);
@@ -55,6 +57,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         if let Some(at) = args.iter().skip(1).position(|arg| arg == "help") {
             args.remove(at + 1);
             args.push(OsString::from("--help"));
+            words = words_of(&args);
         }
     }
     let mut command = cli::command();

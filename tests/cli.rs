@@ -268,6 +268,11 @@ fn unknown_commands() {
         out.stderr,
         "Error: unknown command \"rendr\" for \"opm\"\n\nDid you mean this?\n\trender\n\nRun 'opm --help' for usage.\n"
     );
+    let out = Test::new().args(["help", "nope"]).run();
+    assert_eq!(
+        out.stderr,
+        "Error: unknown command \"nope\" for \"opm\"\nRun 'opm --help' for usage.\n"
+    );
     let out = Test::new().args(["alpha", "bundle", "foo"]).run();
     assert_eq!(
         out.stderr,
