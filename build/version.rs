@@ -41,7 +41,19 @@ fn output(command: &mut Command) -> Option<String> {
 /// The commit of the checkout at `dir`, and the files that say when it
 /// changes (HEAD, the branch it points to, packed refs) for cargo to watch.
 fn git_commit(dir: &Path) -> Option<String> {
-    let git = |args: &[&str]| output(Command::new("git").arg("-C").arg(dir).args(args));
+    // Reading the commit is safe in a checkout someone else owns (a clone
+    // made by root, built by another user): say so, or git refuses.
+    let safe = format!("safe.directory={}", dir.display());
+    let git = |args: &[&str]| {
+        output(
+            Command::new("git")
+                .arg("-c")
+                .arg(&safe)
+                .arg("-C")
+                .arg(dir)
+                .args(args),
+        )
+    };
     let commit = git(&["rev-parse", "--verify", "HEAD"])?;
     for file in ["HEAD", "packed-refs"] {
         if let Some(path) = git(&["rev-parse", "--path-format=absolute", "--git-path", file]) {
