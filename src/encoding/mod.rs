@@ -4,6 +4,7 @@
 
 pub mod base64;
 pub mod json;
+pub mod locate;
 pub mod stream;
 pub mod timestamp;
 pub mod yaml_read;

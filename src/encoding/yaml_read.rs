@@ -148,7 +148,8 @@ pub fn first_duplicate_key(input: &[u8]) -> Option<DuplicateKey> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut documents = 0;
     loop {
-        let (event, line) = parser.next_event().ok()?;
+        let (event, mark) = parser.next_event().ok()?;
+        let line = mark.line;
         // A node in a mapping alternates key and value; only scalar keys are checked.
         let node_done = |stack: &mut Vec<Frame>, key: Option<&[u8]>| -> Option<DuplicateKey> {
             if let Some(Frame::Map { seen, expect_key }) = stack.last_mut() {
@@ -206,13 +207,13 @@ pub fn first_duplicate_key(input: &[u8]) -> Option<DuplicateKey> {
 // libyaml event parser (safe wrapper)
 // ---------------------------------------------------------------------------------------------
 
-mod raw {
+pub(super) mod raw {
     use libyaml_rs as sys;
     use std::ffi::CStr;
     use std::marker::PhantomData;
     use std::mem::MaybeUninit;
 
-    pub(super) enum Event {
+    pub(crate) enum Event {
         StreamStart,
         StreamEnd,
         DocumentStart,
@@ -236,15 +237,22 @@ mod raw {
         MappingEnd,
     }
 
+    /// Where an event starts: 0-based line and column (in characters).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) struct Mark {
+        pub line: u64,
+        pub column: u64,
+    }
+
     /// The parser's error state, as go-yaml reads it to build its message.
-    pub(super) struct Problem {
+    pub(crate) struct Problem {
         pub scanner: bool,
         pub problem: String,
         pub problem_line: u64,
         pub context_line: u64,
     }
 
-    pub(super) struct Parser<'a> {
+    pub(crate) struct Parser<'a> {
         sys: Box<MaybeUninit<sys::yaml_parser_t>>,
         failed: bool,
         _input: PhantomData<&'a [u8]>,
@@ -271,7 +279,8 @@ mod raw {
             })
         }
 
-        pub fn next_event(&mut self) -> Result<(Event, u64), Problem> {
+        /// The next event and where it starts (0-based line and column, in characters).
+        pub fn next_event(&mut self) -> Result<(Event, Mark), Problem> {
             if self.failed {
                 return Err(Problem {
                     scanner: false,
@@ -291,9 +300,12 @@ mod raw {
                 }
                 let event = event.as_mut_ptr();
                 let converted = convert(&*event);
-                let line = (*event).start_mark.line;
+                let mark = Mark {
+                    line: (*event).start_mark.line,
+                    column: (*event).start_mark.column,
+                };
                 sys::yaml_event_delete(event);
-                Ok((converted, line))
+                Ok((converted, mark))
             }
         }
     }
