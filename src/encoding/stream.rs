@@ -141,6 +141,64 @@ pub fn decode_documents(bytes: &[u8]) -> Result<Vec<Document<'_>>, StreamError> 
     }
 }
 
+/// One document's text and where it starts in its file, for locating findings
+/// ([`super::locate`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentText {
+    /// 1-based line and column of the document's first byte in the file.
+    pub line: u64,
+    pub column: u64,
+    /// The document as the YAML reader sees it (CRLF read as LF; a leading `---` line kept).
+    pub text: Vec<u8>,
+}
+
+/// Splits a file into its documents' texts the way [`decode_documents`] splits it, without
+/// decoding them; documents after a syntax error are not found.
+pub fn document_texts(bytes: &[u8]) -> Vec<DocumentText> {
+    let mut texts = Vec::new();
+    let mut yaml_from = Some(0);
+    if sniff_json(bytes) {
+        yaml_from = None;
+        let mut pos = 0;
+        loop {
+            match scan_json_value(bytes, pos) {
+                Scan::Value { start, end } => {
+                    let at = super::locate::position_at(bytes, start);
+                    texts.push(DocumentText {
+                        line: at.line,
+                        column: at.column,
+                        text: bytes[start..end].to_vec(),
+                    });
+                    pos = end;
+                }
+                Scan::End => break,
+                Scan::Syntax { .. } | Scan::UnexpectedEof => {
+                    if texts.len() <= 1 {
+                        yaml_from = yaml_restart(bytes, pos);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(from) = yaml_from {
+        let mut lines = Lines { bytes, pos: from };
+        loop {
+            let start = lines.pos;
+            let Ok(Some(text)) = lines.next_document() else {
+                break;
+            };
+            let at = super::locate::position_at(bytes, start);
+            texts.push(DocumentText {
+                line: at.line,
+                column: at.column,
+                text,
+            });
+        }
+    }
+    texts
+}
+
 fn json_document(text: &[u8]) -> Document<'_> {
     match std::str::from_utf8(text) {
         Ok(text) => Document::Json(text),
@@ -1084,6 +1142,31 @@ mod tests {
                 "error converting YAML to JSON: yaml: invalid trailing UTF-8 octet".to_string()
             ))
         );
+    }
+
+    #[test]
+    fn document_texts_say_where_each_document_starts() {
+        let starts = |bytes: &[u8]| -> Vec<(u64, u64)> {
+            document_texts(bytes)
+                .iter()
+                .map(|d| (d.line, d.column))
+                .collect()
+        };
+        assert_eq!(
+            starts(b"a: 1\n---\nb: 2\n---\n\nc: 3\n"),
+            [(1, 1), (3, 1), (5, 1)]
+        );
+        assert_eq!(starts(b"---\na: 1\n"), [(1, 1)]);
+        assert_eq!(
+            starts(b"{\"a\": 1}\n  {\"b\": 2} {}"),
+            [(1, 1), (2, 3), (2, 12)]
+        );
+        assert_eq!(
+            document_texts(b"a: 1\r\n---\r\nb: 2\r\n")[1].text,
+            b"b: 2\n".to_vec()
+        );
+        // The JSON-then-YAML fallback splits like the decoder.
+        assert_eq!(starts(b"{\"a\": 1} x: [\n"), [(1, 1), (1, 10)]);
     }
 
     #[test]
