@@ -14,8 +14,10 @@ use super::digest::{self, DigestError, Fnv64a};
 use super::index::{Index, Package, ReadError};
 use super::{api, query};
 use crate::declcfg::load::io_message;
-use crate::encoding::json::{go_quote as q, write_compact};
+use crate::encoding::json::{go_quote as q, write_compact, write_string};
+use serde::de::IgnoredAny;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
@@ -133,7 +135,7 @@ pub fn detect(dir: &Path) -> Result<Layout, CacheError> {
 }
 
 /// Compares the digest file with the digest of the catalog and the cache.
-pub fn check_integrity(dir: &Path, catalog: &Path) -> Result<(), String> {
+fn check_integrity(dir: &Path, catalog: &Path) -> Result<(), String> {
     let digest_path = dir.join(DIGEST_FILE);
     let existing = std::fs::read_to_string(&digest_path).map_err(|e| {
         format!(
@@ -155,36 +157,52 @@ pub fn check_integrity(dir: &Path, catalog: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads the package index, as upstream's `Load` does.
+/// Reads the package index, as upstream's `Load` does (checking that it is a
+/// JSON object, without keeping it).
 pub fn load(dir: &Path) -> Result<(), CacheError> {
     let path = dir.join(CACHE_TREE).join(PACKAGES_FILE);
-    let bytes = std::fs::read(&path)
+    let file = std::fs::File::open(&path)
         .map_err(|e| CacheError::Load(format!("open {}: {}", path.display(), io_message(&e))))?;
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(Value::Object(_)) => Ok(()),
-        Ok(_) => Err(CacheError::Load(
-            "json: cannot unmarshal the package index: not an object".to_string(),
-        )),
-        Err(e) => Err(CacheError::Load(e.to_string())),
-    }
+    serde_json::from_reader::<_, BTreeMap<String, IgnoredAny>>(std::io::BufReader::new(file))
+        .map(drop)
+        .map_err(|e| CacheError::Load(e.to_string()))
 }
 
-/// What `opm serve` does with `--cache-dir`: check the cache (`enforce`),
-/// or check it and rebuild it when it does not match the catalog.
-pub fn sync(dir: &Path, catalog: &Path, index: &Index, enforce: bool) -> Result<(), CacheError> {
+/// What a cache directory holds, and whether it matches the catalog: found
+/// while the catalog loads, since the digest reads every byte of both.
+#[derive(Debug)]
+pub struct Inspection {
+    layout: Layout,
+    integrity: Result<(), String>,
+}
+
+/// Detects the layout of `dir` and checks its digest against `catalog`.
+pub fn inspect(dir: &Path, catalog: &Path) -> Result<Inspection, CacheError> {
     let layout = detect(dir)?;
+    let integrity = match layout {
+        Layout::Pogreb => Err(format!(
+            "the cache in {} is in upstream's {POGREB_DIR} format, which this opm does not read; \
+             rebuild it with `opm serve --cache-only`",
+            dir.display()
+        )),
+        Layout::Json | Layout::Empty => check_integrity(dir, catalog),
+    };
+    Ok(Inspection { layout, integrity })
+}
+
+/// What `opm serve` does with `--cache-dir` once the catalog is loaded:
+/// refuse a cache that does not match it (`enforce`), or write a new one.
+pub fn sync(
+    dir: &Path,
+    catalog: &Path,
+    index: &Index,
+    enforce: bool,
+    inspection: Inspection,
+) -> Result<(), CacheError> {
+    let Inspection { layout, integrity } = inspection;
     if enforce {
-        if layout == Layout::Pogreb {
-            return Err(CacheError::Integrity(format!(
-                "the cache in {} is in upstream's {POGREB_DIR} format, which this opm does not read; \
-                 rebuild it with `opm serve --cache-only`",
-                dir.display()
-            )));
-        }
-        check_integrity(dir, catalog).map_err(CacheError::Integrity)?;
-        return load(dir);
-    }
-    if layout != Layout::Json || check_integrity(dir, catalog).is_err() {
+        integrity.map_err(CacheError::Integrity)?;
+    } else if layout != Layout::Json || integrity.is_err() {
         write(dir, catalog, index).map_err(|e| CacheError::Rebuild(e.to_string()))?;
     }
     load(dir)
@@ -203,7 +221,7 @@ fn write(dir: &Path, catalog: &Path, index: &Index) -> Result<(), WriteError> {
         .map_err(io(dir))?;
     let tree = temp.path().join(CACHE_TREE);
     make_dir(&tree)?;
-    write_file(&tree.join(PACKAGES_FILE), &package_index(index)?)?;
+    write_package_index(index, &tree.join(PACKAGES_FILE))?;
     for package in index.packages.values() {
         for channel in package.channels.values() {
             for name in channel.entries.keys() {
@@ -298,15 +316,30 @@ fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
     set_mode(path, FILE_MODE)
 }
 
-/// `packages.json`: upstream's `packageIndex` as Go's `json.Marshal` writes it.
-fn package_index(index: &Index) -> Result<String, WriteError> {
-    let mut packages = Map::new();
-    for package in index.packages.values() {
-        packages.insert(package.name.clone(), package_entry(index, package)?);
+/// `packages.json`: upstream's `packageIndex` as Go's `json.Marshal` writes
+/// it, one package at a time (icons make it large).
+fn write_package_index(index: &Index, path: &Path) -> Result<(), WriteError> {
+    use std::io::Write as _;
+    let file = std::fs::File::create(path).map_err(io(path))?;
+    let mut out = std::io::BufWriter::new(file);
+    let mut text = String::from("{");
+    for (position, package) in index.packages.values().enumerate() {
+        if position > 0 {
+            text.push(',');
+        }
+        write_string(&package.name, &mut text, true);
+        text.push(':');
+        write_compact(&package_entry(index, package)?, &mut text, true);
+        out.write_all(text.as_bytes()).map_err(io(path))?;
+        text.clear();
     }
-    let mut out = String::new();
-    write_compact(&Value::Object(packages), &mut out, true);
-    Ok(out)
+    text.push('}');
+    out.write_all(text.as_bytes()).map_err(io(path))?;
+    out.into_inner()
+        .map_err(|e| io(path)(e.into_error()))?
+        .sync_all()
+        .map_err(io(path))?;
+    set_mode(path, FILE_MODE)
 }
 
 fn deprecation(message: Option<&String>) -> Option<Value> {

@@ -73,9 +73,23 @@ impl Serve {
         }
         let port = parse_port(&port)?;
         let started = std::time::Instant::now();
-        let index = index::Index::load(Path::new(&dir), &dir)?;
-        if !cache_dir.is_empty() {
-            cache::sync(Path::new(&cache_dir), Path::new(&dir), &index, enforce)?;
+        let (catalog, cache_dir) = (Path::new(&dir), Path::new(&cache_dir));
+        // The cache digest reads every byte of the catalog and the cache on
+        // one core while the catalog loads on the others.
+        let (index, inspection) = std::thread::scope(|scope| {
+            let inspection = (!cache_dir.as_os_str().is_empty())
+                .then(|| scope.spawn(|| cache::inspect(cache_dir, catalog)));
+            let index = index::Index::load(catalog, &dir);
+            let inspection = inspection.map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            (index, inspection)
+        });
+        let index = index?;
+        if let Some(inspection) = inspection {
+            cache::sync(cache_dir, catalog, &index, enforce, inspection?)?;
         }
         if cache_only {
             return Ok(());

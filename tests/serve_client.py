@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+"""A gRPC client we did not write (Python's grpcio, with stubs that grpc_tools compiles from
+our proto/registry.proto) asks `opm serve` every question of api.Registry,
+api.ExperimentalRegistry and grpc.health.v1.Health, and checks the answers.
+
+Usage: serve_client.py PROTO_DIR CUSTOM_ADDRESS CORPUS_ADDRESS
+CUSTOM_ADDRESS serves testdata/serve/custom; CORPUS_ADDRESS serves a real catalog (every
+bundle of every channel is fetched and checked there). Prints `N checks passed`; exits 1 on
+the first wrong answer."""
+import json, os, subprocess, sys, tempfile
+
+import grpc
+
+proto_dir, custom, corpus = sys.argv[1:4]
+gen = tempfile.mkdtemp()
+with open(os.path.join(gen, "health.proto"), "w") as f:
+    f.write('syntax = "proto3"; package grpc.health.v1;\n'
+            'message HealthCheckRequest { string service = 1; }\n'
+            'message HealthCheckResponse { enum ServingStatus { UNKNOWN = 0; SERVING = 1; '
+            'NOT_SERVING = 2; SERVICE_UNKNOWN = 3; } ServingStatus status = 1; }\n'
+            'service Health { rpc Check(HealthCheckRequest) returns (HealthCheckResponse); }\n')
+for d, name in ((proto_dir, "registry.proto"), (gen, "health.proto")):
+    subprocess.check_call([sys.executable, "-m", "grpc_tools.protoc", f"-I{d}", f"--python_out={gen}",
+                           f"--grpc_python_out={gen}", name])
+sys.path.insert(0, gen)
+import registry_pb2 as pb, registry_pb2_grpc as pbg, health_pb2 as hp, health_pb2_grpc as hpg
+
+checks = 0
+
+
+def expect(got, want, what):
+    global checks
+    if got != want:
+        sys.exit(f"{what}: got {got!r}, want {want!r}")
+    checks += 1
+
+
+def error(call, what):
+    """The status code and message of a call that must fail."""
+    try:
+        result = call()
+        if hasattr(result, "__iter__") and not hasattr(result, "ListFields"):
+            list(result)
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+    sys.exit(f"{what}: the call succeeded")
+
+
+def channel(address):
+    return grpc.insecure_channel(address, options=[("grpc.max_receive_message_length", 1 << 30)])
+
+
+# --- the custom catalog: exact answers -------------------------------------------------------
+ch = channel(custom)
+s, x = pbg.RegistryStub(ch), pbg.ExperimentalRegistryStub(ch)
+health = hpg.HealthStub(ch)
+for service in ("", "api.Registry"):
+    expect(health.Check(hp.HealthCheckRequest(service=service), timeout=10).status,
+           hp.HealthCheckResponse.SERVING, f"health {service!r}")
+
+expect([p.name for p in s.ListPackages(pb.ListPackageRequest(), timeout=30)], ["app", "other"], "ListPackages")
+pkg = s.GetPackage(pb.GetPackageRequest(name="app"), timeout=30)
+expect([(c.name, c.csvName, c.deprecation.message) for c in pkg.channels],
+       [("fast", "app.v2.0.0", "the fast channel is deprecated."), ("stable", "app.v1.1.0", "")], "GetPackage channels")
+expect((pkg.defaultChannelName, pkg.deprecation.message), ("stable", "app is deprecated; use other."), "GetPackage")
+expect(error(lambda: s.GetPackage(pb.GetPackageRequest(name="nope"), timeout=30), "GetPackage nope"),
+       (grpc.StatusCode.UNKNOWN, 'package "nope" not found'), "GetPackage nope")
+
+b = s.GetBundle(pb.GetBundleRequest(pkgName="app", channelName="stable", csvName="app.v1.0.0"), timeout=30)
+csv = json.loads(b.csvJson)
+expect((csv["kind"], csv["metadata"]["name"], csv["spec"]["replicas"]), ("ClusterServiceVersion", "app.v1.0.0", 15),
+       "GetBundle csvJson")
+expect([json.loads(o)["kind"] for o in b.object], ["ClusterServiceVersion", "CustomResourceDefinition"], "GetBundle object")
+expect([(d.type, json.loads(d.value)) for d in b.dependencies],
+       [("olm.gvk", {"group": "example.com", "kind": "Db", "version": "v1"}),
+        ("olm.package", {"packageName": "other", "version": ">=0.1.0"})], "GetBundle dependencies")
+expect([p.type for p in b.properties],
+       ["olm.package", "olm.gvk", "olm.gvk.required", "olm.package.required", "olm.maxOpenShiftVersion"],
+       "GetBundle properties")
+expect([(g.group, g.version, g.kind) for g in b.providedApis], [("example.com", "v1", "App")], "providedApis")
+expect([(g.group, g.version, g.kind) for g in b.requiredApis], [("example.com", "v1", "Db")], "requiredApis")
+expect((b.version, b.bundlePath, b.replaces, list(b.skips), b.deprecation.message),
+       ("1.0.0", "quay.io/example/app-bundle:v1.0.0", "", [], "app.v1.0.0 is deprecated."), "GetBundle fields")
+b = s.GetBundle(pb.GetBundleRequest(pkgName="app", channelName="stable", csvName="app.v1.1.0"), timeout=30)
+csv = json.loads(b.csvJson)
+expect((csv["spec"]["install"]["strategy"], csv["spec"]["description"], csv["spec"]["relatedImages"][0]["image"],
+        csv["spec"]["icon"][0]["mediatype"], list(b.object) == [b.csvJson], b.skipRange),
+       ("deployment", "The example app operator.", "quay.io/example/app:v1.1.0", "image/svg+xml", True,
+        ">=1.0.0 <1.1.0"), "GetBundle from olm.csv.metadata")
+for request, message in [
+        (("nope", "stable", "x"), 'package "nope" not found'),
+        (("app", "nope", "x"), 'package "app", channel "nope" not found'),
+        (("app", "stable", "app.v2.0.0"), 'package "app", channel "stable", bundle "app.v2.0.0" not found')]:
+    req = pb.GetBundleRequest(pkgName=request[0], channelName=request[1], csvName=request[2])
+    expect(error(lambda: s.GetBundle(req, timeout=30), "GetBundle"), (grpc.StatusCode.UNKNOWN, message),
+           f"GetBundle {request}")
+
+head = s.GetBundleForChannel(pb.GetBundleInChannelRequest(pkgName="app", channelName="fast"), timeout=30)
+expect((head.csvName, json.loads(head.csvJson)["spec"]["maturity"]), ("app.v2.0.0", "stable"), "GetBundleForChannel")
+expect(error(lambda: s.GetBundleForChannel(pb.GetBundleInChannelRequest(pkgName="nope", channelName="x"), timeout=30),
+             "GetBundleForChannel nope"), (grpc.StatusCode.UNKNOWN, 'package "nope" not found'), "GetBundleForChannel nope")
+
+
+def entries(stream):
+    return [(e.packageName, e.channelName, e.bundleName, e.replaces) for e in stream]
+
+
+expect(entries(s.GetChannelEntriesThatReplace(pb.GetAllReplacementsRequest(csvName="app.v1.0.0"), timeout=30)),
+       [("app", "fast", "app.v2.0.0", "app.v1.1.0"), ("app", "stable", "app.v1.1.0", "app.v1.0.0")],
+       "GetChannelEntriesThatReplace")
+expect(error(lambda: s.GetChannelEntriesThatReplace(pb.GetAllReplacementsRequest(csvName="app.v2.0.0"), timeout=30),
+             "GetChannelEntriesThatReplace head"),
+       (grpc.StatusCode.UNKNOWN, "no channel entries found that replace app.v2.0.0"), "GetChannelEntriesThatReplace head")
+r = s.GetBundleThatReplaces(pb.GetReplacementRequest(csvName="app.v1.1.0", pkgName="app", channelName="fast"), timeout=30)
+expect((r.csvName, r.replaces), ("app.v2.0.0", ""), "GetBundleThatReplaces")
+expect(error(lambda: s.GetBundleThatReplaces(pb.GetReplacementRequest(csvName="x", pkgName="nope", channelName="x"),
+                                             timeout=30), "GetBundleThatReplaces nope"),
+       (grpc.StatusCode.UNKNOWN, "package nope not found"), "GetBundleThatReplaces nope")
+
+gvk = dict(group="example.com", version="v1", kind="App")
+expect(entries(s.GetChannelEntriesThatProvide(pb.GetAllProvidersRequest(**gvk), timeout=30)),
+       [("app", "fast", "app.v1.1.0", ""), ("app", "stable", "app.v1.0.0", ""),
+        ("app", "stable", "app.v1.1.0", "app.v1.0.0"), ("other", "stable", "other.v0.1.0", "")],
+       "GetChannelEntriesThatProvide")
+expect(entries(s.GetLatestChannelEntriesThatProvide(pb.GetLatestProvidersRequest(**gvk), timeout=30)),
+       [("app", "stable", "app.v1.1.0", "app.v1.0.0"), ("other", "stable", "other.v0.1.0", "")],
+       "GetLatestChannelEntriesThatProvide")
+d = s.GetDefaultBundleThatProvides(pb.GetDefaultProviderRequest(**gvk), timeout=30)
+expect((d.packageName, d.channelName, d.csvName), ("app", "stable", "app.v1.1.0"), "GetDefaultBundleThatProvides")
+missing = dict(group="example.com", version="v9", kind="App")
+message = 'no channel entries found that provide group:"example.com" version:"v9" kind:"App"'
+for name, call in [
+        ("GetChannelEntriesThatProvide", lambda: s.GetChannelEntriesThatProvide(pb.GetAllProvidersRequest(**missing), timeout=30)),
+        ("GetLatestChannelEntriesThatProvide", lambda: s.GetLatestChannelEntriesThatProvide(pb.GetLatestProvidersRequest(**missing), timeout=30)),
+        ("GetDefaultBundleThatProvides", lambda: s.GetDefaultBundleThatProvides(pb.GetDefaultProviderRequest(**missing), timeout=30))]:
+    expect(error(call, name), (grpc.StatusCode.UNKNOWN, message), f"{name} missing")
+
+listed = list(s.ListBundles(pb.ListBundlesRequest(), timeout=60))
+expect([(b.channelName, b.csvName, len(b.object), bool(b.csvJson)) for b in listed],
+       [("fast", "app.v1.1.0", 0, False), ("fast", "app.v2.0.0", 1, True), ("stable", "app.v1.0.0", 0, False),
+        ("stable", "app.v1.1.0", 0, False), ("stable", "other.v0.1.0", 0, False)], "ListBundles")
+
+custom_req = pb.ExperimentalListPackageCustomSchemasRequest(schema="example.note", packageName="app")
+expect(list(x.ExperimentalListPackageCustomSchemas(custom_req, timeout=30)), [], "experimental without acknowledgement")
+ack = [("x-acknowledge-experimental", "true")]
+blobs = list(x.ExperimentalListPackageCustomSchemas(custom_req, metadata=ack, timeout=30))
+expect([b["name"] for b in blobs], ["first", "second", "third"], "experimental blobs")
+expect(blobs[1]["count"], 2.0, "experimental numbers")
+expect(error(lambda: x.ExperimentalListPackageCustomSchemas(
+    pb.ExperimentalListPackageCustomSchemasRequest(schema=""), metadata=ack, timeout=30), "experimental no schema"),
+       (grpc.StatusCode.INVALID_ARGUMENT, "schema is required"), "experimental no schema")
+
+# --- a real catalog: every bundle of every channel --------------------------------------------
+s = pbg.RegistryStub(channel(corpus))
+packages = [p.name for p in s.ListPackages(pb.ListPackageRequest(), timeout=60)]
+expect(packages == sorted(packages) and len(packages) > 0, True, "corpus packages sorted")
+total = 0
+for name in packages:
+    pkg = s.GetPackage(pb.GetPackageRequest(name=name), timeout=60)
+    expect([c.name for c in pkg.channels], sorted(c.name for c in pkg.channels), f"{name} channels sorted")
+    for c in pkg.channels:
+        head = s.GetBundleForChannel(pb.GetBundleInChannelRequest(pkgName=name, channelName=c.name), timeout=60)
+        expect(head.csvName, c.csvName, f"{name}/{c.name} head")
+for b in s.ListBundles(pb.ListBundlesRequest(), timeout=300):
+    full = s.GetBundle(pb.GetBundleRequest(pkgName=b.packageName, channelName=b.channelName, csvName=b.csvName),
+                       timeout=60)
+    csv = json.loads(full.csvJson)
+    expect((csv["kind"], csv["metadata"]["name"]), ("ClusterServiceVersion", b.csvName), f"{b.csvName} csvJson")
+    expect((full.version, full.bundlePath, len(full.providedApis)), (b.version, b.bundlePath, len(b.providedApis)),
+           f"{b.csvName} fields")
+    total += 1
+expect(total > 0, True, "corpus bundles")
+print(f"{checks} checks passed ({total} corpus bundle entries)")
