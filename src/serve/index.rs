@@ -290,9 +290,19 @@ impl Index {
                     path: file.display.clone(),
                     source,
                 };
+                // Looked at before opening: a file replaced by a FIFO must not block.
+                let changed = |meta: &std::fs::Metadata| {
+                    !meta.is_file()
+                        || meta.len() != file.len
+                        || meta.modified().ok() != file.modified
+                };
+                if changed(&std::fs::metadata(&file.path).map_err(io)?) {
+                    return Err(ReadError::Changed {
+                        path: file.display.clone(),
+                    });
+                }
                 let mut handle = std::fs::File::open(&file.path).map_err(io)?;
-                let meta = handle.metadata().map_err(io)?;
-                if meta.len() != file.len || meta.modified().ok() != file.modified {
+                if changed(&handle.metadata().map_err(io)?) {
                     return Err(ReadError::Changed {
                         path: file.display.clone(),
                     });
