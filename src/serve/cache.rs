@@ -222,25 +222,7 @@ fn write(dir: &Path, catalog: &Path, index: &Index) -> Result<(), WriteError> {
     let tree = temp.path().join(CACHE_TREE);
     make_dir(&tree)?;
     write_package_index(index, &tree.join(PACKAGES_FILE))?;
-    for package in index.packages.values() {
-        for channel in package.channels.values() {
-            for name in channel.entries.keys() {
-                if [&channel.name, name]
-                    .iter()
-                    .any(|n| n.contains('/') || n.contains('\0'))
-                {
-                    return Err(WriteError::Name {
-                        package: package.name.clone(),
-                        channel: channel.name.clone(),
-                        bundle: name.clone(),
-                    });
-                }
-                let bundle = index.api_bundle(package, channel, name, Objects::Include)?;
-                let file = tree.join(format!("{}_{}_{}.json", package.name, channel.name, name));
-                write_file(&file, &bundle_json(&bundle))?;
-            }
-        }
-    }
+    write_bundles(index, &tree)?;
     for meta in &index.metas {
         // Names a query could never ask for are not stored (upstream refuses
         // to build a cache with them).
@@ -286,6 +268,56 @@ fn write(dir: &Path, catalog: &Path, index: &Index) -> Result<(), WriteError> {
     std::fs::rename(&staged, &digest_path).map_err(io(&digest_path))?;
     temp.close().map_err(io(dir))?;
     Ok(())
+}
+
+/// One file per channel entry, converted on every core.
+fn write_bundles(index: &Index, tree: &Path) -> Result<(), WriteError> {
+    let mut jobs = Vec::new();
+    for package in index.packages.values() {
+        for channel in package.channels.values() {
+            for name in channel.entries.keys() {
+                if [&channel.name, name]
+                    .iter()
+                    .any(|n| n.contains('/') || n.contains('\0'))
+                {
+                    return Err(WriteError::Name {
+                        package: package.name.clone(),
+                        channel: channel.name.clone(),
+                        bundle: name.clone(),
+                    });
+                }
+                jobs.push((package, channel, name));
+            }
+        }
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let write_one = || -> Result<(), WriteError> {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some((package, channel, name)) = jobs.get(i) else {
+                return Ok(());
+            };
+            let file = tree.join(format!("{}_{}_{}.json", package.name, channel.name, name));
+            let written = index
+                .api_bundle(package, channel, name, Objects::Include)
+                .map_err(WriteError::from)
+                .and_then(|bundle| write_file(&file, &bundle_json(&bundle)));
+            if written.is_err() {
+                // The other workers stop at their next job.
+                next.store(jobs.len(), std::sync::atomic::Ordering::Relaxed);
+                return written;
+            }
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(write_one)).collect();
+        workers.into_iter().try_for_each(|worker| {
+            worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })
 }
 
 /// Removes temporary directories an interrupted write left behind.
