@@ -1111,3 +1111,47 @@ fn serve_runs_the_command_lines_of_generated_dockerfiles() {
         assert_eq!(bundles.len(), 5);
     });
 }
+
+#[test]
+fn serve_finishes_calls_in_flight_when_stopped() {
+    let catalog = repo("../shared/corpus/fbc/certified-operators-v4.17");
+    let mut server = Server::start(&catalog, &[]);
+    let pid = server.child.as_ref().expect("running").id().to_string();
+    let listed = runtime().block_on(async {
+        let mut client = registry(server.port).await;
+        let mut stream = client
+            .list_bundles(api::ListBundlesRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        let mut count = usize::from(stream.message().await.unwrap().is_some());
+        // Stop the server with most of the stream still to come.
+        let sent = Command::new("kill")
+            .args(["-s", "TERM", &pid])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        while stream.message().await.unwrap().is_some() {
+            count += 1;
+        }
+        count
+    });
+    let mut child = server.child.take().expect("running");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{}", server.stderr());
+    assert!(server.stderr().contains("shutting down server"));
+    // Every channel entry of the catalog, as `opm render` lists them.
+    let rendered = Command::new(env!("CARGO_BIN_EXE_opm"))
+        .arg("render")
+        .arg(&catalog)
+        .output()
+        .unwrap();
+    assert!(rendered.status.success());
+    let entries: usize = serde_json::Deserializer::from_slice(&rendered.stdout)
+        .into_iter::<serde_json::Value>()
+        .map(Result::unwrap)
+        .filter(|blob| blob["schema"] == "olm.channel")
+        .map(|channel| channel["entries"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(listed, entries);
+}

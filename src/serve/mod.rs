@@ -95,6 +95,8 @@ impl Serve {
             return Ok(());
         }
         let listener = listen(port)?;
+        // Port 0 asks the system for a free port: name the one it gave.
+        let port = listener.local_addr().map_or(port, |address| address.port());
         log(&format!(
             "serving registry: configs={dir} port={port} ({} packages, {} bundles, ready in {:.2}s)",
             index.packages.len(),

@@ -322,7 +322,7 @@ impl Health for Healthy {
 }
 
 /// Serves `index` on `listener` until SIGINT or SIGTERM, then lets calls in
-/// flight finish. `on_ready` runs once the server accepts calls.
+/// flight finish. `log` takes the stop line, and a line per call when `debug`.
 pub fn serve(
     index: Index,
     listener: std::net::TcpListener,
