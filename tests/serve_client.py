@@ -150,6 +150,17 @@ expect(error(lambda: x.ExperimentalListPackageCustomSchemas(
     pb.ExperimentalListPackageCustomSchemasRequest(schema=""), metadata=ack, timeout=30), "experimental no schema"),
        (grpc.StatusCode.INVALID_ARGUMENT, "schema is required"), "experimental no schema")
 
+# Requests that are not protobuf, or name nothing sensible, get a status, never a crash.
+garbage = ch.unary_unary("/api.Registry/GetPackage")
+code, _ = error(lambda: garbage(b"\xff\xff\xff\xff", timeout=30), "garbage request")
+expect(code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.INVALID_ARGUMENT), True, f"garbage request: {code}")
+unknown = ch.unary_unary("/api.Registry/NoSuchMethod")
+expect(error(lambda: unknown(b"", timeout=30), "unknown method")[0], grpc.StatusCode.UNIMPLEMENTED, "unknown method")
+# (Upstream's message repeats the name; a client may refuse a status that large.)
+huge = "x" * (1 << 20)
+error(lambda: s.GetBundle(pb.GetBundleRequest(pkgName=huge, channelName=huge, csvName=huge), timeout=30), "huge names")
+expect(health.Check(hp.HealthCheckRequest(), timeout=10).status, hp.HealthCheckResponse.SERVING, "health afterwards")
+
 # --- a real catalog: every bundle of every channel --------------------------------------------
 s = pbg.RegistryStub(channel(corpus))
 packages = [p.name for p in s.ListPackages(pb.ListPackageRequest(), timeout=60)]
