@@ -181,4 +181,59 @@ for b in s.ListBundles(pb.ListBundlesRequest(), timeout=300):
            f"{b.csvName} fields")
     total += 1
 expect(total > 0, True, "corpus bundles")
+
+# Replacements and providers, checked against the channel entries ListBundles gave.
+listed = list(s.ListBundles(pb.ListBundlesRequest(), timeout=300))
+for b in listed:
+    for target in [b.replaces, *b.skips]:
+        if not target:
+            continue
+        found = entries(s.GetChannelEntriesThatReplace(pb.GetAllReplacementsRequest(csvName=target), timeout=60))
+        expect((b.packageName, b.channelName, b.csvName, b.replaces) in found, True, f"{b.csvName} replaces {target}")
+        r = s.GetBundleThatReplaces(pb.GetReplacementRequest(csvName=target, pkgName=b.packageName,
+                                                             channelName=b.channelName), timeout=60)
+        replacer = next(x for x in listed if (x.packageName, x.channelName, x.csvName) ==
+                        (b.packageName, b.channelName, r.csvName))
+        expect(target == replacer.replaces or target in replacer.skips, True, f"GetBundleThatReplaces {target}")
+apis = sorted({(g.group, g.version, g.kind) for b in listed for g in b.providedApis})
+for group, version, kind in apis:
+    q = dict(group=group, version=version, kind=kind)
+    providers = {(b.packageName, b.channelName, b.csvName) for b in listed
+                 if any((g.group, g.version, g.kind) == (group, version, kind) for g in b.providedApis)}
+    found = entries(s.GetChannelEntriesThatProvide(pb.GetAllProvidersRequest(**q), timeout=60))
+    expect({e[:3] for e in found}, providers, f"providers of {kind}")
+    heads = {(p, c.name, c.csvName) for p in packages
+             for c in s.GetPackage(pb.GetPackageRequest(name=p), timeout=60).channels}
+    latest_request = pb.GetLatestProvidersRequest(**q)
+    if providers & heads:
+        latest = entries(s.GetLatestChannelEntriesThatProvide(latest_request, timeout=60))
+        expect({e[:3] for e in latest}, providers & heads, f"latest providers of {kind}")
+    else:
+        expect(error(lambda: s.GetLatestChannelEntriesThatProvide(latest_request, timeout=60), kind)[0],
+               grpc.StatusCode.UNKNOWN, f"no latest provider of {kind}")
+    try:
+        d = s.GetDefaultBundleThatProvides(pb.GetDefaultProviderRequest(**q), timeout=60)
+        pkg = s.GetPackage(pb.GetPackageRequest(name=d.packageName), timeout=60)
+        expect(d.channelName == pkg.defaultChannelName and (d.packageName, d.channelName, d.csvName) in providers,
+               True, f"default provider of {kind}")
+    except grpc.RpcError as e:
+        expect(e.code(), grpc.StatusCode.UNKNOWN, f"default provider of {kind}")
+expect(len(apis) > 0, True, "corpus provided APIs")
+name = packages[0]
+first_channel = s.GetPackage(pb.GetPackageRequest(name=name), timeout=60).channels[0].name
+for call, message in [
+        (lambda: s.GetPackage(pb.GetPackageRequest(name="no-such-package"), timeout=60),
+         'package "no-such-package" not found'),
+        (lambda: s.GetBundle(pb.GetBundleRequest(pkgName=name, channelName="no-such-channel", csvName="x"), timeout=60),
+         f'package "{name}", channel "no-such-channel" not found'),
+        (lambda: s.GetBundle(pb.GetBundleRequest(pkgName=name, channelName=first_channel, csvName="no-such-bundle"), timeout=60),
+         f'package "{name}", channel "{first_channel}", bundle "no-such-bundle" not found')]:
+    expect(error(call, message), (grpc.StatusCode.UNKNOWN, message), message)
+corpus_x = pbg.ExperimentalRegistryStub(grpc.insecure_channel(corpus))
+for metadata in ([], ack):
+    expect(list(corpus_x.ExperimentalListPackageCustomSchemas(
+        pb.ExperimentalListPackageCustomSchemasRequest(schema="olm.bundle", packageName=name), metadata=metadata,
+        timeout=60)), [], f"corpus custom schemas {metadata}")
+expect(hpg.HealthStub(grpc.insecure_channel(corpus)).Check(hp.HealthCheckRequest(), timeout=10).status,
+       hp.HealthCheckResponse.SERVING, "corpus health")
 print(f"{checks} checks passed ({total} corpus bundle entries)")
