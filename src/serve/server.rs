@@ -42,13 +42,28 @@ struct Service {
     log: Option<fn(&str)>,
 }
 
+/// The longest status message sent: messages repeat the names a caller sent,
+/// and a status travels in an HTTP/2 header, which clients limit (8 KiB
+/// and more).
+const MAX_STATUS_MESSAGE: usize = 4096;
+
 fn status(error: QueryError) -> Status {
-    match error {
+    let code = match error {
         // Upstream returns these as plain errors, which gRPC reports as Unknown.
-        QueryError::NoAnswer(message) => Status::unknown(message),
-        QueryError::InvalidQuery(_) => Status::invalid_argument(error.to_string()),
-        QueryError::Convert(_) => Status::internal(error.to_string()),
+        QueryError::NoAnswer(_) => tonic::Code::Unknown,
+        QueryError::InvalidQuery(_) => tonic::Code::InvalidArgument,
+        QueryError::Convert(_) => tonic::Code::Internal,
+    };
+    let mut message = error.to_string();
+    if message.len() > MAX_STATUS_MESSAGE {
+        let mut end = MAX_STATUS_MESSAGE;
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+        message.push_str("...");
     }
+    Status::new(code, message)
 }
 
 impl Service {
