@@ -24,4 +24,5 @@ mod malformed;
 mod registry_hostile;
 mod related_images;
 mod render;
+mod serve;
 mod validate;

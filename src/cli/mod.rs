@@ -4,6 +4,7 @@
 //! `commands` can report upstream's exact (cobra) messages for them.
 
 pub mod bundle;
+pub mod serve;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -64,6 +65,9 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Generate an olm.package declarative config blob
     Init(InitArgs),
+    /// serve declarative configs
+    #[command(long_about = serve::SERVE_LONG)]
+    Serve(serve::ServeArgs),
     /// Print the opm version
     Version,
     /// Generate the autocompletion script for the specified shell

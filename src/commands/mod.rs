@@ -11,6 +11,7 @@ mod bundle_validate;
 mod dockerfile;
 mod init;
 mod render;
+mod serve;
 mod validate;
 
 use crate::cli::{AlphaCommand, Cli, Command, GenerateCommand};
@@ -40,6 +41,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
             GenerateCommand::Dockerfile(args) => dockerfile::run(args),
         },
         Command::Init(args) => init::run(args),
+        Command::Serve(args) => serve::run(args, &global),
         Command::Version => {
             crate::output::stdout(version_line().as_bytes())?;
             Ok(ExitStatus::Success)

@@ -8,6 +8,7 @@ use super::decode::{decode_blob, decode_blob_again, DecodeError};
 use super::ignore::IndexIgnore;
 use super::{Blob, DeclarativeConfig, Origin};
 use crate::encoding::stream::{decode_documents, Document};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -136,8 +137,9 @@ pub fn parse_file(bytes: &[u8], display: &str) -> Result<Vec<Blob>, FileError> {
     parse_file_with(bytes, display, None, BundleObjects::Keep)
 }
 
-/// Replaces the values of a bundle's `olm.bundle.object` properties by `null`.
-fn strip_objects(blob: &mut Blob) -> bool {
+/// Replaces the values of a bundle's `olm.bundle.object` properties by `null`
+/// (what [`BundleObjects::Drop`] keeps); true when there were any.
+pub fn strip_objects(blob: &mut Blob) -> bool {
     let Blob::Bundle(bundle) = blob else {
         return false;
     };
@@ -157,8 +159,22 @@ fn parse_file_with(
     file: Option<&Arc<Path>>,
     objects: BundleObjects,
 ) -> Result<Vec<Blob>, FileError> {
+    parse_file_spans(bytes, display, file, objects).map(|(blobs, _)| blobs)
+}
+
+/// The byte range of each document of a file, when it is known.
+type Spans = Option<Vec<Range<usize>>>;
+
+/// [`parse_file_with`], also giving the byte range of each document when the
+/// file is a plain stream of JSON values (`None` otherwise).
+fn parse_file_spans(
+    bytes: &[u8],
+    display: &str,
+    file: Option<&Arc<Path>>,
+    objects: BundleObjects,
+) -> Result<(Vec<Blob>, Spans), FileError> {
     let path: Arc<str> = Arc::from(display);
-    if let Some(values) = fast_json_stream(bytes) {
+    if let Some((values, spans)) = fast_json_spans(bytes) {
         let defer = match file {
             Some(file) if objects == BundleObjects::Defer && bytes.len() <= DEFER_MAX_FILE => {
                 Some(file)
@@ -195,7 +211,7 @@ fn parse_file_with(
             }
             blobs.push(blob);
         }
-        return Ok(blobs);
+        return Ok((blobs, Some(spans)));
     }
     let documents = decode_documents(bytes).map_err(|e| FileError {
         path: display.to_string(),
@@ -229,22 +245,34 @@ fn parse_file_with(
         }
         blobs.push(blob);
     }
-    Ok(blobs)
+    Ok((blobs, None))
 }
 
 /// The common case, parsed in one pass: a file of well-formed JSON values.
 /// `None` sends the file down the exact (slower) path, which also produces
 /// upstream's error messages and its JSON-then-YAML fallback.
 fn fast_json_stream(bytes: &[u8]) -> Option<Vec<serde_json::Value>> {
+    fast_json_spans(bytes).map(|(values, _)| values)
+}
+
+/// [`fast_json_stream`] with the byte range of each value (from the end of
+/// the previous one, so leading white space included).
+fn fast_json_spans(bytes: &[u8]) -> Option<(Vec<serde_json::Value>, Vec<Range<usize>>)> {
     // Upstream sniffs the first non-space byte of the first 4096 for `{`.
     let first = bytes.iter().take(4096).find(|b| !b.is_ascii_whitespace())?;
     if *first != b'{' {
         return None;
     }
-    serde_json::Deserializer::from_slice(bytes)
-        .into_iter::<serde_json::Value>()
-        .collect::<Result<Vec<_>, _>>()
-        .ok()
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
+    let (mut values, mut spans) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    while let Some(value) = stream.next() {
+        values.push(value.ok()?);
+        let end = stream.byte_offset();
+        spans.push(start..end);
+        start = end;
+    }
+    Some((values, spans))
 }
 
 /// Sorts object keys at every level, as upstream's map round trip does.
@@ -268,7 +296,9 @@ pub fn load_dir(
     objects: BundleObjects,
 ) -> Result<DeclarativeConfig, LoadError> {
     let files = catalog_files(root, display_root)?;
-    let results = parse_files_parallel(root, &files, objects);
+    let results = parse_files_parallel(&files, |_, path, display| {
+        parse_one(root, path, display, objects)
+    });
     let mut config = DeclarativeConfig::default();
     let mut errors = Vec::new();
     for result in results {
@@ -349,23 +379,74 @@ fn read_catalog_file(path: &Path, root: &Path, display: &str) -> Result<Vec<u8>,
     })
 }
 
-/// Parses files on every core; results come back in the order of `files`.
-fn parse_files_parallel(
+/// One file of a catalog as parsed by [`load_dir_with`]: every bundle object
+/// kept, and where each document's bytes are when the file is a plain stream
+/// of JSON values.
+#[derive(Debug)]
+pub struct ParsedFile<'a> {
+    /// Position of the file in walk order.
+    pub index: usize,
+    pub path: &'a Path,
+    /// The path as the user would name it.
+    pub display: &'a str,
+    pub blobs: Vec<Blob>,
+    /// Byte range of each blob's document, in the order of `blobs`.
+    pub spans: Option<Vec<Range<usize>>>,
+}
+
+/// Loads a catalog directory like [`load_dir`], handing each parsed file to
+/// `keep` (on the parsing threads), which returns what to keep of it; the
+/// results come back in walk order. Every failing file is reported.
+pub fn load_dir_with<T: Send>(
     root: &Path,
+    display_root: &str,
+    keep: impl Fn(ParsedFile<'_>) -> T + Sync,
+) -> Result<Vec<T>, LoadError> {
+    let files = catalog_files(root, display_root)?;
+    let results = parse_files_parallel(&files, |index, path, display| {
+        let bytes = read_catalog_file(path, root, display)?;
+        let (blobs, spans) = parse_file_spans(&bytes, display, None, BundleObjects::Keep)?;
+        drop(bytes);
+        Ok(keep(ParsedFile {
+            index,
+            path,
+            display,
+            blobs,
+            spans,
+        }))
+    });
+    let mut kept = Vec::with_capacity(results.len());
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(value) => kept.push(value),
+            Err(error) => errors.push(error),
+        }
+    }
+    if errors.is_empty() {
+        Ok(kept)
+    } else {
+        Err(LoadError { errors })
+    }
+}
+
+/// Parses files on every core; results come back in the order of `files`.
+fn parse_files_parallel<T: Send>(
     files: &[(PathBuf, String)],
-    objects: BundleObjects,
-) -> Vec<Result<Vec<Blob>, FileError>> {
+    parse: impl Fn(usize, &Path, &str) -> Result<T, FileError> + Sync,
+) -> Vec<Result<T, FileError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(files.len().max(1));
     if threads <= 1 {
         return files
             .iter()
-            .map(|(p, d)| parse_one(root, p, d, objects))
+            .enumerate()
+            .map(|(i, (p, d))| parse(i, p, d))
             .collect();
     }
     let next = AtomicUsize::new(0);
-    let mut slots: Vec<Option<Result<Vec<Blob>, FileError>>> = Vec::new();
+    let mut slots: Vec<Option<Result<T, FileError>>> = Vec::new();
     slots.resize_with(files.len(), || None);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -377,7 +458,7 @@ fn parse_files_parallel(
                         let Some((path, display)) = files.get(i) else {
                             break;
                         };
-                        done.push((i, parse_one(root, path, display, objects)));
+                        done.push((i, parse(i, path, display)));
                     }
                     done
                 })

@@ -78,12 +78,18 @@ pub fn validate_catalog(cfg: &crate::declcfg::DeclarativeConfig) -> CatalogVerdi
 /// Validates `cfg` with only `rules` (conversion always runs; conversion findings of rules
 /// not in `rules` are left out).
 pub fn validate_with(cfg: &DeclarativeConfig, rules: &[&Rule]) -> CatalogVerdict {
-    let conversion = convert::convert(cfg);
+    validate_converted(&convert::convert(cfg), rules)
+}
+
+/// [`validate_with`] for a catalog already converted, so that a caller can
+/// keep the model (`opm serve` serves it once it passed).
+pub fn validate_converted(conversion: &convert::Conversion, rules: &[&Rule]) -> CatalogVerdict {
     let enabled: BTreeSet<&str> = rules.iter().map(|rule| rule.id).collect();
     let mut diagnostics: Vec<Diagnostic> = conversion
         .diagnostics
-        .into_iter()
+        .iter()
         .filter(|diagnostic| enabled.contains(diagnostic.rule))
+        .cloned()
         .collect();
     let (tree, model_diagnostics) = check_model(&conversion.model, &conversion.gaps, rules);
     diagnostics.extend(model_diagnostics);
