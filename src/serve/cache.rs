@@ -215,10 +215,7 @@ fn write(dir: &Path, catalog: &Path, index: &Index) -> Result<(), WriteError> {
         set_mode(dir, DIR_MODE)?;
     }
     remove_leftovers(dir)?;
-    let temp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempdir_in(dir)
-        .map_err(io(dir))?;
+    let temp = crate::fsutil::TempDir::new(TEMP_PREFIX, Some(dir)).map_err(io(dir))?;
     let tree = temp.path().join(CACHE_TREE);
     make_dir(&tree)?;
     write_package_index(index, &tree.join(PACKAGES_FILE))?;

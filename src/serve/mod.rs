@@ -94,6 +94,8 @@ impl Serve {
         if cache_only {
             return Ok(());
         }
+        // From here on the server stops gracefully on SIGINT/SIGTERM itself.
+        crate::fsutil::cleanup::exit_on_signal(false);
         let listener = listen(port)?;
         // Port 0 asks the system for a free port: name the one it gave.
         let port = listener.local_addr().map_or(port, |address| address.port());
