@@ -13,6 +13,7 @@ mod bundle_validate;
 mod cli;
 mod corpus;
 mod csvless;
+mod diagnostics;
 mod dockerfile;
 mod hostile_files;
 mod image;

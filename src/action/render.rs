@@ -56,33 +56,6 @@ pub enum RenderError {
     Reference { reference: String, message: String },
 }
 
-impl RenderError {
-    /// Where each failing file is, for the lines after the message.
-    pub fn locations(&self) -> Vec<String> {
-        match self {
-            RenderError::Load { source, .. } => source
-                .errors
-                .iter()
-                .map(crate::declcfg::load::FileError::location)
-                .collect(),
-            RenderError::Reference { .. } | RenderError::Image { .. } => Vec::new(),
-        }
-    }
-
-    /// Further failing files, beyond the first (upstream stops at one).
-    pub fn further(&self) -> Vec<String> {
-        match self {
-            RenderError::Load { reference, source } => source
-                .errors
-                .iter()
-                .skip(1)
-                .map(|e| format!("render reference {}: {}", go_quote(reference), e.message))
-                .collect(),
-            RenderError::Reference { .. } | RenderError::Image { .. } => Vec::new(),
-        }
-    }
-}
-
 /// The kind of thing a reference names (upstream HEAD's classification).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefKind {

@@ -42,19 +42,26 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
     };
     let rendered = match render.run() {
         Ok(rendered) => rendered,
-        Err(error) => {
-            let (further, locations) = (error.further(), error.locations());
-            let mut message = crate::diag::error_chain(anyhow::Error::new(error).chain());
-            for further in further {
-                message.push('\n');
-                message.push_str(&further);
+        Err(crate::action::render::RenderError::Load { reference, source }) => {
+            // One line per broken file, with upstream's framing of the message.
+            let framing = format!("render reference {}", crate::diag::go_quote(&reference));
+            let mut diagnostics: Vec<_> = source.errors.iter().map(|e| e.diagnostic()).collect();
+            crate::diag::resolve_positions(
+                diagnostics.iter_mut().filter_map(|d| d.location.as_mut()),
+            );
+            for diagnostic in &mut diagnostics {
+                diagnostic.message = format!("{framing}: {}", diagnostic.message);
+                crate::output::info(&diagnostic.line());
             }
-            for location in locations {
-                message.push_str("\n  in ");
-                message.push_str(&location);
-            }
-            bail!(message);
+            bail!(
+                "{framing}: {} could not be loaded",
+                match diagnostics.len() {
+                    1 => "1 file".to_string(),
+                    n => format!("{n} files"),
+                }
+            );
         }
+        Err(error) => return Err(error.into()),
     };
     let blobs = sorted_blobs(rendered.config);
     write_blobs(

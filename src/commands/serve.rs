@@ -32,7 +32,24 @@ pub(super) fn run(args: ServeArgs, global: &GlobalArgs) -> anyhow::Result<ExitSt
         .map_err(anyhow::Error::from)
     });
     if let Err(error) = &result {
-        write_termination_log(&termination_log, &error.to_string());
+        // A catalog that fails validation is shown as `opm validate` shows it.
+        let shown = error.chain().find_map(|cause| match cause.downcast_ref() {
+            Some(crate::serve::ServeError::Index(crate::serve::index::IndexError::Invalid {
+                shown,
+            })) => Some(shown),
+            _ => None,
+        });
+        let mut text = String::new();
+        for line in shown
+            .map(|shown| shown.lines.as_slice())
+            .unwrap_or_default()
+        {
+            crate::output::info(line);
+            text.push_str(line);
+            text.push('\n');
+        }
+        text.push_str(&crate::diag::error_chain(error.chain()));
+        write_termination_log(&termination_log, &text);
     }
     result.map(|()| ExitStatus::Success)
 }

@@ -1,6 +1,7 @@
 use crate::cli::ValidateArgs;
 use crate::declcfg::load::{load_dir, BundleObjects};
 use crate::encoding::json::{go_quote, Pretty};
+use crate::validate::Outcome;
 use crate::ExitStatus;
 use anyhow::bail;
 use serde_json::{Map, Value};
@@ -15,46 +16,30 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         Ok(_) => {}
     }
     // Upstream checks the output format only after validating.
-    let (message, locations) = match load_dir(Path::new(dir), dir, BundleObjects::Drop) {
-        Err(error) => (
-            Some(
-                error
-                    .errors
-                    .iter()
-                    .map(|e| e.message.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-            error.errors.iter().map(|e| e.location()).collect(),
-        ),
-        Ok(config) => {
-            let verdict = crate::validate::validate_catalog(&config);
-            (verdict.message(), verdict.locations())
-        }
-    };
+    let outcome = Outcome::of(load_dir(Path::new(dir), dir, BundleObjects::Drop));
     match output.as_str() {
-        "" => match message {
-            None => Ok(ExitStatus::Success),
-            Some(mut message) => {
-                for location in locations {
-                    message.push_str("\n  in ");
-                    message.push_str(&location);
-                }
-                bail!(message)
+        "" => {
+            let shown = outcome.shown(dir);
+            for line in &shown.lines {
+                crate::output::info(line);
             }
-        },
+            match shown.summary {
+                Some(summary) => bail!(summary),
+                None => Ok(ExitStatus::Success),
+            }
+        }
         "json" | "yaml" => {
-            let passed = message.is_none();
+            let message = outcome.message();
             let text = if output == "json" {
                 result_json(message.as_deref())
             } else {
                 result_yaml(message.as_deref())
             };
             crate::output::stdout(text.as_bytes())?;
-            Ok(if passed {
-                ExitStatus::Success
-            } else {
+            Ok(if outcome.failed() {
                 ExitStatus::Failure
+            } else {
+                ExitStatus::Success
             })
         }
         other => bail!(

@@ -32,18 +32,45 @@ pub enum BundleObjects {
 /// re-reading them for every few bundles would cost more than the memory.
 const DEFER_MAX_FILE: usize = 64 << 20;
 
+/// A catalog file, or an entry of the catalog directory, that cannot be read.
+pub const FILE_UNREADABLE: &str = "catalog-file-unreadable";
+/// A catalog file that does not split into JSON or YAML documents (a syntax error).
+pub const DOCUMENT_INVALID: &str = "catalog-document-invalid";
+/// A document that is not a valid blob (no schema, wrong field types, bad base64, ...).
+pub const BLOB_INVALID: &str = "catalog-blob-invalid";
+
 /// One problem that stopped a file from loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileError {
+    /// Which kind of problem: [`FILE_UNREADABLE`], [`DOCUMENT_INVALID`] or [`BLOB_INVALID`].
+    pub rule: &'static str,
     /// The file as the user would name it (the root argument joined with the relative path).
     pub path: String,
     /// 0-based index of the failing document, when known.
     pub document: Option<usize>,
+    /// Where in the file, when the parser said (else found from the document when shown).
+    pub position: Option<crate::encoding::locate::Position>,
     /// Upstream's message.
     pub message: String,
 }
 
 impl FileError {
+    /// The problem as a finding of its rule.
+    pub fn diagnostic(&self) -> crate::diag::Diagnostic {
+        let mut location = crate::diag::Location::file(self.path.as_str());
+        location.document = self.document;
+        location.position = self.position;
+        let mut diagnostic = crate::diag::Diagnostic::error(
+            self.rule,
+            crate::diag::Subject::File {
+                path: self.path.clone(),
+            },
+            self.message.clone(),
+        );
+        diagnostic.location = Some(location);
+        diagnostic
+    }
+
     /// Where the problem is, for humans: `catalog/a.yaml, document 2`.
     pub fn location(&self) -> String {
         match self.document {
@@ -64,8 +91,10 @@ impl LoadError {
     fn single(path: String, message: String) -> LoadError {
         LoadError {
             errors: vec![FileError {
+                rule: FILE_UNREADABLE,
                 path,
                 document: None,
+                position: None,
                 message,
             }],
         }
@@ -189,8 +218,10 @@ fn parse_file_spans(
                 document: index,
             });
             let mut blob = decode_blob(value, false, origin).map_err(|e| FileError {
+                rule: BLOB_INVALID,
                 path: display.to_string(),
                 document: Some(index),
+                position: None,
                 message: e.message,
             })?;
             match (objects, defer) {
@@ -214,8 +245,10 @@ fn parse_file_spans(
         return Ok((blobs, Some(spans)));
     }
     let documents = decode_documents(bytes).map_err(|e| FileError {
+        rule: DOCUMENT_INVALID,
         path: display.to_string(),
         document: Some(e.index),
+        position: e.position(bytes),
         message: e.to_string(),
     })?;
     let mut blobs = Vec::with_capacity(documents.len());
@@ -225,8 +258,10 @@ fn parse_file_spans(
             document: index,
         });
         let fail = |message: String| FileError {
+            rule: BLOB_INVALID,
             path: display.to_string(),
             document: Some(index),
+            position: None,
             message,
         };
         let (value, from_yaml) = match document {
@@ -337,8 +372,10 @@ pub fn read_deferred(
 ) -> Result<super::Bundle, FileError> {
     let display = deferred.file.display().to_string();
     let fail = |message: String| FileError {
+        rule: BLOB_INVALID,
         path: display.clone(),
         document: Some(deferred.document),
+        position: None,
         message,
     };
     let cached = matches!(cache, Some((file, _)) if *file == deferred.file);
@@ -370,8 +407,10 @@ pub fn read_deferred(
 /// Reads a catalog file of the tree `root` ([`crate::fsutil::read_input`]).
 fn read_catalog_file(path: &Path, root: &Path, display: &str) -> Result<Vec<u8>, FileError> {
     crate::fsutil::read_input(path, root, crate::fsutil::Limit::Catalog).map_err(|e| FileError {
+        rule: FILE_UNREADABLE,
         path: display.to_string(),
         document: None,
+        position: None,
         message: match e.io_message() {
             Some(text) => format!("read {display}: {text}"),
             None => e.to_string(),

@@ -6,10 +6,24 @@
 use super::yaml_read::raw::{Event, Parser};
 
 /// A 1-based line and column; columns count characters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Position {
     pub line: u64,
     pub column: u64,
+}
+
+impl Position {
+    /// `inner`, a position relative to a document that starts here, relative to the file.
+    pub fn offset(self, inner: Position) -> Position {
+        Position {
+            line: self.line + inner.line - 1,
+            column: if inner.line == 1 {
+                self.column + inner.column - 1
+            } else {
+                inner.column
+            },
+        }
+    }
 }
 
 /// The position of byte `offset` of `text` (clamped to its end).

@@ -57,6 +57,32 @@ pub struct StreamError {
     pub kind: StreamErrorKind,
 }
 
+impl StreamError {
+    /// Where in the file (`bytes`) the failure is: the offending byte of a JSON syntax error,
+    /// the parser's stop of a YAML one, else the failing document's start.
+    pub fn position(&self, bytes: &[u8]) -> Option<super::locate::Position> {
+        use super::locate::{position_at, Position};
+        if let StreamErrorKind::JsonSyntax { offset, .. }
+        | StreamErrorKind::JsonSyntaxBare { offset, .. } = &self.kind
+        {
+            let offset = usize::try_from(*offset).unwrap_or(usize::MAX);
+            return Some(position_at(bytes, offset.saturating_sub(1)));
+        }
+        let texts = document_texts(bytes);
+        let document = texts.get(self.index).or(texts.last())?;
+        let start = Position {
+            line: document.line,
+            column: document.column,
+        };
+        Some(match &self.kind {
+            StreamErrorKind::Yaml(error) => {
+                error.position().map_or(start, |inner| start.offset(inner))
+            }
+            _ => start,
+        })
+    }
+}
+
 /// Upstream's message for a stream failure.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StreamErrorKind {
@@ -69,7 +95,7 @@ pub enum StreamErrorKind {
     JsonSyntax { offset: u64, message: String },
     /// A JSON syntax error after two JSON documents: upstream reports it without the offset.
     #[error("{message}")]
-    JsonSyntaxBare { message: String },
+    JsonSyntaxBare { offset: u64, message: String },
     /// The file ends inside a JSON value.
     #[error("unexpected EOF")]
     UnexpectedEof,
@@ -119,7 +145,10 @@ pub fn decode_documents(bytes: &[u8]) -> Result<Vec<Document<'_>>, StreamError> 
         let index = documents.len();
         if index > 1 {
             let kind = match failure {
-                (Some(_), message) => StreamErrorKind::JsonSyntaxBare { message },
+                (Some(offset), message) => StreamErrorKind::JsonSyntaxBare {
+                    offset: offset as u64,
+                    message,
+                },
                 (None, _) => StreamErrorKind::UnexpectedEof,
             };
             return Err(StreamError { index, kind });

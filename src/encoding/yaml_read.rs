@@ -49,6 +49,8 @@ const MERGE_TAG: &str = "tag:yaml.org,2002:merge";
 #[error("{message}")]
 pub struct YamlError {
     message: String,
+    /// Where the parser stopped, relative to the document (syntax errors only).
+    position: Option<super::locate::Position>,
 }
 
 impl YamlError {
@@ -57,9 +59,16 @@ impl YamlError {
         &self.message
     }
 
+    /// Where in the document a syntax error is (1-based line and column), for locating it;
+    /// the line in the message follows go-yaml's own counting instead.
+    pub fn position(&self) -> Option<super::locate::Position> {
+        self.position
+    }
+
     fn converting(detail: impl std::fmt::Display) -> Self {
         YamlError {
             message: format!("error converting YAML to JSON: {detail}"),
+            position: None,
         }
     }
 
@@ -73,6 +82,7 @@ impl YamlError {
             message: format!(
                 "error unmarshaling JSON: while decoding JSON: invalid character '{bracket}' exceeded max depth"
             ),
+            position: None,
         }
     }
 }
@@ -249,6 +259,7 @@ pub(super) mod raw {
         pub scanner: bool,
         pub problem: String,
         pub problem_line: u64,
+        pub problem_column: u64,
         pub context_line: u64,
     }
 
@@ -286,6 +297,7 @@ pub(super) mod raw {
                     scanner: false,
                     problem: String::new(),
                     problem_line: 0,
+                    problem_column: 0,
                     context_line: 0,
                 });
             }
@@ -330,6 +342,7 @@ pub(super) mod raw {
             scanner: matches!(parser.error, sys::YAML_SCANNER_ERROR),
             problem: c_text(parser.problem.cast()).unwrap_or_default(),
             problem_line: parser.problem_mark.line,
+            problem_column: parser.problem_mark.column,
             context_line: parser.context_mark.line,
         }
     }
@@ -389,11 +402,16 @@ fn parse_failure(problem: raw::Problem) -> YamlError {
     } else {
         problem.problem
     };
-    if line != 0 {
+    let mut error = if line != 0 {
         YamlError::yaml(format!("line {line}: {message}"))
     } else {
         YamlError::yaml(message)
-    }
+    };
+    error.position = Some(super::locate::Position {
+        line: problem.problem_line + 1,
+        column: problem.problem_column + 1,
+    });
+    error
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -128,9 +128,12 @@ enum Spill {
 /// Why the catalog cannot be served.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    /// The catalog fails `opm validate`; the text is that command's.
+    /// The catalog fails `opm validate`; shown as that command shows it.
+    #[error("{}", .shown.summary.as_deref().unwrap_or_default())]
+    Invalid { shown: crate::validate::Shown },
+    /// A model that passed validation but cannot be served (a validation gap).
     #[error("{message}")]
-    Invalid { message: String },
+    Inconsistent { message: String },
     #[error("stat {path}: {source}")]
     Stat {
         path: String,
@@ -210,14 +213,8 @@ impl Index {
     pub fn load(dir: &Path, display: &str) -> Result<Index, IndexError> {
         let spill = Mutex::new(SpillWriter::default());
         let loaded = load_dir_with(dir, display, |file| keep(file, &spill)).map_err(|error| {
-            let message = error
-                .errors
-                .iter()
-                .map(|e| e.message.as_str())
-                .collect::<Vec<_>>()
-                .join("\n");
             IndexError::Invalid {
-                message: with_locations(message, error.errors.iter().map(|e| e.location())),
+                shown: crate::validate::Outcome::Load(error).shown(display),
             }
         })?;
         let mut files = Vec::with_capacity(loaded.len());
@@ -260,9 +257,9 @@ impl Index {
         drop(config);
         let verdict =
             crate::validate::validate_converted(&conversion, crate::validate::registry::ALL);
-        if let Some(message) = verdict.message() {
+        if !verdict.passed() {
             return Err(IndexError::Invalid {
-                message: with_locations(message, verdict.locations().into_iter()),
+                shown: crate::validate::Outcome::of_verdict(verdict).shown(display),
             });
         }
         let (packages, bundles) = build(&conversion.model, &package_blobs, &bundle_blobs)?;
@@ -388,14 +385,6 @@ impl Index {
 }
 
 /// `opm validate`'s failure text: the message, then where each problem is.
-fn with_locations(mut message: String, locations: impl Iterator<Item = String>) -> String {
-    for location in locations {
-        message.push_str("\n  in ");
-        message.push_str(&location);
-    }
-    message
-}
-
 /// Runs on the parsing threads: notes where each blob's text is and keeps
 /// only what validation needs (no bundle objects, no icons, no custom blobs).
 fn keep(file: ParsedFile<'_>, spill: &Mutex<SpillWriter>) -> Result<LoadedFile, IndexError> {
@@ -477,7 +466,7 @@ fn build(
             let head = channel
                 .head()
                 .map(|head| head.name.clone())
-                .map_err(|error| IndexError::Invalid {
+                .map_err(|error| IndexError::Inconsistent {
                     message: error.to_string(),
                 })?;
             let mut entries = BTreeMap::new();
@@ -546,7 +535,7 @@ fn build(
         let blob = package_blobs
             .get(name)
             .copied()
-            .ok_or_else(|| IndexError::Invalid {
+            .ok_or_else(|| IndexError::Inconsistent {
                 message: format!("package {} has no olm.package blob", q(name)),
             })?;
         packages.insert(

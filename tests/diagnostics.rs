@@ -1,0 +1,121 @@
+//! Where problems are reported: `FILE:LINE:COL: severity[rule]: message`, with lines and
+//! columns counted from the start of the file (not of the document), for syntax errors in
+//! every document of multi-document JSON and YAML files, for fields of blobs, and for channel
+//! entries reported in the file that holds the channel.
+
+use crate::util::Test;
+
+/// The stderr lines of `opm validate catalog` over `files`.
+fn validate(files: &[(&str, &str)]) -> Vec<String> {
+    let mut test = Test::new();
+    for (path, contents) in files {
+        test = test.file(&format!("catalog/{path}"), contents);
+    }
+    let out = test.args(["validate", "catalog"]).run();
+    assert_eq!(out.code, 1, "stderr:\n{}", out.stderr);
+    out.stderr.lines().map(str::to_string).collect()
+}
+
+const PACKAGE: &str = "schema: olm.package\nname: a\n";
+
+#[test]
+fn yaml_syntax_errors_in_every_document_of_a_file() {
+    let broken = "schema: olm.package\nname: b\n  bad: [\n";
+    for (place, text, line) in [
+        ("first", format!("{broken}---\n{PACKAGE}"), 3),
+        ("middle", format!("{PACKAGE}---\n{broken}---\n{PACKAGE}"), 6),
+        ("last", format!("{PACKAGE}---\n{PACKAGE}---\n{broken}"), 9),
+    ] {
+        assert_eq!(
+            validate(&[("x.yaml", &text)]),
+            [
+                format!("catalog/x.yaml:{line}:6: error[catalog-document-invalid]: error converting YAML to JSON: yaml: line 3: mapping values are not allowed in this context"),
+                "Error: 1 error in \"catalog\"".to_string(),
+            ],
+            "{place} document"
+        );
+    }
+}
+
+#[test]
+fn json_syntax_errors_in_every_document_of_a_stream() {
+    let good = "{\"schema\":\"olm.package\",\"name\":\"a\"}\n";
+    let broken = "{\"schema\":\"olm.package\",\n  \"name\": \"b\",, }\n";
+    for (place, before) in [("first", 0), ("middle", 1), ("last", 2)] {
+        let text = format!("{}{broken}{}", good.repeat(before), good.repeat(2 - before));
+        let lines = validate(&[("x.json", &text)]);
+        let line = before + 2;
+        // Upstream reports the offset while the stream could still be YAML (first two
+        // documents), the bare JSON message after that.
+        let offset = if before < 2 {
+            format!("json: offset {}: ", good.len() * before + 40)
+        } else {
+            String::new()
+        };
+        assert_eq!(
+            lines[0],
+            format!("catalog/x.json:{line}:15: error[catalog-document-invalid]: {offset}invalid character ',' looking for beginning of object key string"),
+            "{place} document"
+        );
+    }
+}
+
+#[test]
+fn blob_problems_point_at_the_field() {
+    let bundle = "schema: olm.bundle\nname: a.v1\npackage: a\nimage: \"not a valid image!\"\nproperties:\n  - type: olm.package\n    value: {packageName: a, version: 1.0.0}\n";
+    let lines = validate(&[(
+        "a.yaml",
+        &format!("{PACKAGE}defaultChannel: stable\n---\nschema: olm.channel\npackage: a\nname: stable\nentries:\n  - name: a.v1\n---\n{bundle}"),
+    )]);
+    assert_eq!(
+        lines[0],
+        "catalog/a.yaml:14:1: error[bundle-image-invalid]: package \"a\" bundle \"a.v1\" image: invalid image pull spec \"not a valid image!\": invalid reference format"
+    );
+    // A blob that does not decode is placed at its document.
+    let lines = validate(&[(
+        "b.json",
+        "{\"schema\":\"olm.package\",\"name\":\"a\"}\n  {\"schema\":\"olm.channel\",\"name\":5}\n",
+    )]);
+    assert!(
+        lines[0] == "catalog/b.json:2:3: error[catalog-blob-invalid]: expected value for key \"name\" to be a string, got number: 5",
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn a_bad_skip_range_is_reported_where_the_channel_is() {
+    let package = "schema: olm.package\nname: a\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: a\nname: stable\nentries:\n  - name: a.v1\n  - name: a.v2\n    replaces: a.v1\n    skipRange: \"<=a.b\"\n";
+    let bundles = "{\"schema\":\"olm.bundle\",\"name\":\"a.v1\",\"package\":\"a\",\"image\":\"quay.io/a:1\",\"properties\":[{\"type\":\"olm.package\",\"value\":{\"packageName\":\"a\",\"version\":\"1.0.0\"}}]}\n{\"schema\":\"olm.bundle\",\"name\":\"a.v2\",\"package\":\"a\",\"image\":\"quay.io/a:2\",\"properties\":[{\"type\":\"olm.package\",\"value\":{\"packageName\":\"a\",\"version\":\"2.0.0\"}}]}\n";
+    let lines = validate(&[("package.yaml", package), ("bundles.json", bundles)]);
+    assert_eq!(
+        lines,
+        [
+            "Error: invalid index:",
+            "└── invalid package \"a\":",
+            "    └── invalid channel \"stable\":",
+            "        └── invalid bundle \"a.v2\":",
+            "            └── invalid skipRange \"<=a.b\": Could not get version from string: \"<=a.b\"  (catalog/package.yaml:12:5: error[bundle-skip-range-invalid])",
+        ]
+    );
+}
+
+#[test]
+fn every_problem_is_shown_once() {
+    let lines = validate(&[
+        (
+            "a.yaml",
+            "schema: olm.package\nname: foo\n---\nschema: olm.package\nname: foo\n",
+        ),
+        ("b.yaml", "schema: olm.package\nname: bar\n"),
+    ]);
+    assert_eq!(
+        lines,
+        [
+            "catalog/a.yaml:4:1: error[package-duplicate]: duplicate package \"foo\"",
+            "Error: invalid index:",
+            "└── invalid package \"bar\":",
+            "    ├── default channel must be set  (catalog/b.yaml:1:1: error[package-default-channel-unset])",
+            "    └── package must contain at least one channel  (catalog/b.yaml:1:1: error[package-no-channels])",
+        ]
+    );
+}
