@@ -14,6 +14,7 @@ mod cli;
 mod corpus;
 mod csvless;
 mod dockerfile;
+mod fuzz;
 mod image;
 mod image_build;
 mod image_hostile;
