@@ -15,6 +15,7 @@ mod corpus;
 mod csvless;
 mod diagnostics;
 mod dockerfile;
+mod fuzz;
 mod hostile_files;
 mod image;
 mod image_build;
