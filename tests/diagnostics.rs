@@ -119,3 +119,62 @@ fn every_problem_is_shown_once() {
         ]
     );
 }
+
+#[test]
+fn bundle_findings_point_into_the_csv() {
+    const BUNDLE: &str = "testdata/rules/annotations-missing/valid-all-labels";
+    let csv = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(BUNDLE)
+            .join("manifests/csv.yaml"),
+    )
+    .unwrap();
+    // A second document before the CSV moves it down the file.
+    let config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\n";
+    let out = Test::new()
+        .copy(BUNDLE, "bundle")
+        .file(
+            "bundle/manifests/csv.yaml",
+            format!(
+                "{config}{}",
+                csv.replace("minKubeVersion: 1.20.0", "minKubeVersion: \"1.16\"")
+            ),
+        )
+        .args(["bundle", "validate", "bundle"])
+        .run()
+        .failure(&[]);
+    assert!(
+        out.stderr
+            .starts_with("bundle/manifests/csv.yaml:15:3: error[csv-min-kube-version-invalid]: "),
+        "{}",
+        out.stderr
+    );
+    // The same finding in JSON.
+    let out = Test::new()
+        .copy(BUNDLE, "bundle")
+        .file(
+            "bundle/manifests/csv.yaml",
+            csv.replace("minKubeVersion: 1.20.0", "minKubeVersion: \"1.16\""),
+        )
+        .args(["bundle", "validate", "bundle", "--output-format", "json"])
+        .run();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let finding = &report["findings"][0];
+    assert_eq!(finding["rule"], "csv-min-kube-version-invalid");
+    assert_eq!(
+        (
+            finding["file"].as_str(),
+            finding["line"].as_u64(),
+            finding["column"].as_u64(),
+            finding["document"].as_u64(),
+            finding["pointer"].as_str()
+        ),
+        (
+            Some("bundle/manifests/csv.yaml"),
+            Some(10),
+            Some(3),
+            Some(1),
+            Some("/spec/minKubeVersion")
+        )
+    );
+}

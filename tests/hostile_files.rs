@@ -281,7 +281,7 @@ fn special_files_in_a_bundle_are_refused_by_name() {
     file.set_len(100 << 20).unwrap();
     refused(
         test.args(["bundle", "validate", "b"]),
-        &["manifests/big.yaml: is larger than the limit of 67108864 bytes (set OPM_MAX_MANIFEST_SIZE to raise it)"],
+        &["b/manifests/big.yaml is larger than the limit of 67108864 bytes (set OPM_MAX_MANIFEST_SIZE to raise it)"],
     );
 }
 

@@ -101,11 +101,8 @@ pub(super) fn run(
     let mut progress = |message: &str| crate::output::info(message);
     let prepared = build.prepare(&mut progress)?;
     if let Some(report) = &prepared.report {
-        super::bundle_validate::print_text(report);
-        if !report.passed() {
-            // Dropping `prepared` leaves every file as it was.
-            return Ok(ExitStatus::Failure);
-        }
+        // A failure leaves every file as it was (dropping `prepared` undoes the staging).
+        super::bundle_validate::print_text(report)?;
     }
     prepared.build(&output, &super::pull_options(global)?, &mut progress)?;
     Ok(ExitStatus::Success)

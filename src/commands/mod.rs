@@ -143,6 +143,11 @@ pub(crate) struct BundleDir {
 }
 
 impl BundleDir {
+    /// The directory the user named, when the bundle is one (not an unpacked image).
+    pub(crate) fn shown_as(&self) -> Option<&std::path::Path> {
+        self._unpacked.is_none().then_some(self.dir.as_path())
+    }
+
     pub(crate) fn resolve(
         target: &str,
         image_builder: &str,

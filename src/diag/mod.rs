@@ -174,6 +174,34 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 
+    /// The file the finding is in, if any.
+    pub fn file(&self) -> Option<&str> {
+        self.location.as_ref().map(|location| &*location.file)
+    }
+
+    /// The finding as JSON: `rule`, `severity`, `message`, and what is known of its place
+    /// (`file`, `line`, `column`, `document` counted from 1, `pointer`).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut object = serde_json::Map::new();
+        object.insert("rule".into(), self.rule.into());
+        object.insert("severity".into(), self.severity.to_string().into());
+        object.insert("message".into(), self.message.clone().into());
+        if let Some(location) = &self.location {
+            object.insert("file".into(), location.file.to_string().into());
+            if let Some(position) = location.position {
+                object.insert("line".into(), position.line.into());
+                object.insert("column".into(), position.column.into());
+            }
+            if let Some(document) = location.document {
+                object.insert("document".into(), (document + 1).into());
+            }
+            if let Some(pointer) = &location.pointer {
+                object.insert("pointer".into(), pointer.clone().into());
+            }
+        }
+        serde_json::Value::Object(object)
+    }
+
     /// `FILE:LINE:COL: severity[rule]` (what is known of the location).
     pub fn label(&self) -> String {
         match &self.location {
@@ -182,11 +210,11 @@ impl Diagnostic {
         }
     }
 
-    /// The finding on one line: `FILE:LINE:COL: severity[rule]: message` (a message of several
-    /// lines is joined with "; ").
+    /// The finding as `FILE:LINE:COL: severity[rule]: message`; further lines of a message of
+    /// several lines (CEL's caret diagram) follow, indented by four spaces.
     pub fn line(&self) -> String {
-        let message: Vec<&str> = self.message.lines().map(str::trim_end).collect();
-        format!("{}: {}", self.label(), message.join("; "))
+        let message = self.message.trim_end().replace('\n', "\n    ");
+        format!("{}: {message}", self.label())
     }
 }
 

@@ -119,9 +119,11 @@ fn registry_v2_problems_are_all_reported() {
         ],
         "{findings:?}"
     );
+    assert_eq!(findings[0].message, "not a Kubernetes object: found array");
+    let location = findings[0].location.as_ref().unwrap();
     assert_eq!(
-        findings[0].message,
-        "manifests/bad.yaml, document 2: not a Kubernetes object: found array"
+        (&*location.file, location.document),
+        ("manifests/bad.yaml", Some(1))
     );
 }
 

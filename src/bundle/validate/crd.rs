@@ -12,7 +12,7 @@
 use super::message::{self, Bad, FieldError, Level};
 use super::object_meta::validate_object_meta;
 use super::shape::{self, Ty};
-use super::{Finding, Severity};
+use super::{Diagnostic, Severity};
 use crate::bundle::gojson;
 use crate::model::dns::{dns1035_label_errors, dns1123_subdomain_errors};
 use serde_json::{json, Value};
@@ -77,14 +77,14 @@ pub(crate) enum CrdVersion {
 }
 
 /// Checks one CRD document (`from_yaml`: it came from a YAML document).
-pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Finding>) {
+pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Diagnostic>) {
     let mut push = |rule: &'static str, severity: Severity, message: String| {
-        out.push(Finding {
+        out.push(crate::bundle::validate::finding(
             rule,
             severity,
             message,
-            file: Some(file.to_string()),
-        });
+            Some(file.to_string()),
+        ));
     };
     let api_version = doc
         .get("apiVersion")

@@ -8,7 +8,7 @@
 
 use super::message::{self, Level};
 use super::shape::{self, Ty};
-use super::{Finding, Severity};
+use super::{Diagnostic, Severity};
 use crate::model::dns::{dns1123_subdomain_errors, label_value_errors};
 use crate::semver::{parse_release, Version};
 use serde_json::{Map, Value};
@@ -74,14 +74,14 @@ const CASE_SENSITIVE_ANNOTATIONS: &[&str] = &[
 
 /// Runs the conversion and, when it succeeds, the validator on one CSV
 /// document. Findings carry `file`.
-pub fn check(csv: &Value, file: &str, out: &mut Vec<Finding>) {
+pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     let mut push = |rule: &'static str, severity: Severity, message: String| {
-        out.push(Finding {
+        out.push(crate::bundle::validate::finding(
             rule,
             severity,
             message,
-            file: Some(file.to_string()),
-        });
+            Some(file.to_string()),
+        ));
     };
     if let Err(e) = shape::unstructured(csv, &CSV) {
         push(CSV_CONVERSION_FAILED, Severity::Error, e);

@@ -7,7 +7,7 @@
 //! and the compound `all`, `any`, `not`, plus the deprecated `none`), nested
 //! to any depth; upstream understands only `cel`. No printing here.
 
-use super::Finding;
+use super::Diagnostic;
 use crate::bundle::gojson::{self, GoStruct, RawProperty};
 use crate::semver::Range;
 use serde_json::Value;
@@ -66,7 +66,7 @@ const LABEL: GoStruct = GoStruct {
 
 /// Checks every entry, in file order; `file` is the dependencies file
 /// relative to the bundle root.
-pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Finding> {
+pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     for entry in entries {
         let value = entry.value.as_deref();
@@ -93,13 +93,15 @@ pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Fin
             _ => Err(String::new()),
         };
         match checked {
-            Ok(problems) => findings.extend(problems.into_iter().map(|p| Finding {
-                rule: p.rule,
-                severity: p.severity,
-                message: p.message,
-                file: Some(file.to_string()),
+            Ok(problems) => findings.extend(problems.into_iter().map(|p| {
+                crate::bundle::validate::finding(
+                    p.rule,
+                    p.severity,
+                    p.message,
+                    Some(file.to_string()),
+                )
             })),
-            Err(_) => findings.push(Finding::error(
+            Err(_) => findings.push(crate::bundle::validate::error(
                 DEPENDENCY_UNPARSEABLE,
                 format!("couldn't parse dependency of type {}", entry.kind),
                 Some(file.to_string()),

@@ -9,7 +9,7 @@ use super::crd::{self, CrdVersion};
 use super::csv::{at, list, text};
 use super::message::{self, Level};
 use super::shape::{self, Ty};
-use super::{Finding, Severity};
+use super::{Diagnostic, Severity};
 use crate::bundle::parse::{csv_release, csv_version};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -50,14 +50,14 @@ pub struct Object<'a> {
 
 /// The registry checks. `name` is the bundle name upstream uses in messages
 /// (the name of the last CSV that converted).
-pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
+pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
     let kind = |o: &Object<'_>| {
         o.value.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion")
     };
     let csvs: Vec<&Object<'_>> = objects.iter().filter(|o| kind(o)).collect();
     if csvs.len() > 1 {
         let files: Vec<&str> = csvs.iter().map(|o| o.file).collect();
-        out.push(Finding::warning(
+        out.push(crate::bundle::validate::warning(
             BUNDLE_CSV_MULTIPLE,
             format!(
                 "more than one ClusterServiceVersion is found in bundle ({}); the first one is used",
@@ -67,7 +67,7 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
         ));
     }
     let Some(csv_object) = csvs.first().copied() else {
-        out.push(Finding::error(
+        out.push(crate::bundle::validate::error(
             BUNDLE_CSV_MISSING,
             "no csv in bundle: manifests/ holds no ClusterServiceVersion",
             None,
@@ -77,12 +77,12 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
     let csv = csv_object.value;
     let file = Some(csv_object.file.to_string());
     let mut push = |rule: &'static str, severity: Severity, message: String| {
-        out.push(Finding {
+        out.push(crate::bundle::validate::finding(
             rule,
             severity,
             message,
-            file: file.clone(),
-        });
+            file.clone(),
+        ));
     };
     if let Err(e) = readable(csv, objects) {
         push(
