@@ -97,6 +97,7 @@ pub fn classify(reference: &str) -> RefKind {
     match std::fs::metadata(path) {
         Err(_) => RefKind::Image,
         Ok(meta) if !meta.is_dir() => RefKind::NotADirectory,
+        Ok(_) if crate::image::source::is_layout_dir(path) => RefKind::Image,
         Ok(_) => {
             if path.join("manifests").is_dir() && path.join("metadata").is_dir() {
                 RefKind::BundleDir
@@ -169,7 +170,9 @@ impl Render {
             reference: reference.to_string(),
             source: Box::new(source),
         };
-        let image = crate::image::remote::pull(reference, &self.pull)
+        let source =
+            crate::image::source::Source::of(reference).map_err(|e| fail(e.to_string()))?;
+        let image = crate::image::source::pull_source(&source, reference, &self.pull)
             .map_err(|e| image_error(UnpackImageError::Pull(e)))?;
         let quoted = go_quote(reference);
         let kind = if image.labels.contains_key(LABEL_CONFIGS) {

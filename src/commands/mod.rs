@@ -149,12 +149,19 @@ impl BundleDir {
         let image = match target.strip_prefix("image://") {
             Some(reference) => Some(reference.to_string()),
             None => match std::fs::metadata(target) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(target.to_string()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    // A missing local path is an error, not a pull from Docker Hub.
+                    crate::image::source::Source::of(target)?;
+                    Some(target.to_string())
+                }
                 Err(e) => anyhow::bail!("stat {target}: {}", crate::declcfg::load::io_message(&e)),
                 Ok(meta) if !meta.is_dir() => anyhow::bail!(
                     "{} is not a directory",
                     crate::encoding::json::go_quote(target)
                 ),
+                Ok(_) if crate::image::source::is_layout_dir(std::path::Path::new(target)) => {
+                    Some(target.to_string())
+                }
                 Ok(_) => None,
             },
         };
