@@ -20,6 +20,7 @@ pub mod model;
 pub mod output;
 pub mod property;
 pub mod semver;
+pub mod template;
 pub mod validate;
 
 use clap::Parser as _;

@@ -20,6 +20,20 @@ pub struct Render {
     pub image_ref_template: Option<ImageRefTemplate>,
     /// How to pull image references.
     pub pull: PullOptions,
+    /// Which kinds of reference may be rendered.
+    pub allowed: Allowed,
+}
+
+/// The kinds of reference a command accepts (upstream's `AllowedRefMask`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Allowed {
+    /// Catalogs and bundles, directories and images.
+    #[default]
+    Any,
+    /// Catalog directories and images (`list`, `render-graph`, `migrate`).
+    Catalogs,
+    /// Bundle images, and (ours) bundle directories and local images (templates).
+    Bundles,
 }
 
 /// A rendered catalog, and the unpacked images it may still read from.
@@ -54,6 +68,9 @@ pub enum RenderError {
     },
     #[error("render reference {}: {message}", go_quote(.reference))]
     Reference { reference: String, message: String },
+    /// The reference is of a kind the command does not accept.
+    #[error("render reference {}: {message}: not allowed", go_quote(.reference))]
+    NotAllowed { reference: String, message: String },
 }
 
 impl RenderError {
@@ -65,7 +82,9 @@ impl RenderError {
                 .iter()
                 .map(crate::declcfg::load::FileError::location)
                 .collect(),
-            RenderError::Reference { .. } | RenderError::Image { .. } => Vec::new(),
+            RenderError::Reference { .. }
+            | RenderError::Image { .. }
+            | RenderError::NotAllowed { .. } => Vec::new(),
         }
     }
 
@@ -78,7 +97,9 @@ impl RenderError {
                 .skip(1)
                 .map(|e| format!("render reference {}: {}", go_quote(reference), e.message))
                 .collect(),
-            RenderError::Reference { .. } | RenderError::Image { .. } => Vec::new(),
+            RenderError::Reference { .. }
+            | RenderError::Image { .. }
+            | RenderError::NotAllowed { .. } => Vec::new(),
         }
     }
 }
@@ -136,14 +157,33 @@ impl Render {
             reference: reference.to_string(),
             message,
         };
-        match classify(reference) {
+        let refuse = |message: String| RenderError::NotAllowed {
+            reference: reference.to_string(),
+            message,
+        };
+        let kind = classify(reference);
+        match (kind, self.allowed) {
+            (RefKind::BundleDir, Allowed::Catalogs) => {
+                return Err(refuse(format!(
+                    "cannot render bundle directory {}",
+                    go_quote(reference)
+                )))
+            }
+            (RefKind::CatalogDir, Allowed::Bundles) => {
+                return Err(refuse(
+                    "cannot render declarative config directory".to_string(),
+                ))
+            }
+            _ => {}
+        }
+        match kind {
             RefKind::CatalogDir => load_dir(Path::new(reference), reference, self.bundle_objects())
                 .map_err(|source| RenderError::Load {
                     reference: reference.to_string(),
                     source,
                 }),
-            RefKind::NotADirectory => Err(fail(format!(
-                "ref {} is not a directory: not allowed",
+            RefKind::NotADirectory => Err(refuse(format!(
+                "ref {} is not a directory",
                 go_quote(reference)
             ))),
             RefKind::BundleDir => {
@@ -175,9 +215,19 @@ impl Render {
         let image = crate::image::source::pull_source(&source, reference, &self.pull)
             .map_err(|e| image_error(UnpackImageError::Pull(e)))?;
         let quoted = go_quote(reference);
+        let refuse = |message: &str| RenderError::NotAllowed {
+            reference: reference.to_string(),
+            message: message.to_string(),
+        };
         let kind = if image.labels.contains_key(LABEL_CONFIGS) {
+            if self.allowed == Allowed::Bundles {
+                return Err(refuse("cannot render declarative config image"));
+            }
             LABEL_CONFIGS
         } else if image.labels.contains_key(LABEL_PACKAGE) {
+            if self.allowed == Allowed::Catalogs {
+                return Err(refuse("cannot render bundle image"));
+            }
             LABEL_PACKAGE
         } else if image.labels.contains_key(LABEL_DATABASE) {
             return Err(fail(format!(
@@ -244,6 +294,14 @@ impl Render {
         let Blob::Bundle(bundle) = blob else {
             return Ok(());
         };
+        Render::restore_objects(bundle, cache)
+    }
+
+    /// Brings back a deferred bundle's objects (nothing to do for others).
+    pub fn restore_objects(
+        bundle: &mut Bundle,
+        cache: &mut DocumentCache,
+    ) -> Result<(), RenderError> {
         let Some(deferred) = bundle.deferred.take() else {
             return Ok(());
         };

@@ -8,9 +8,15 @@ mod bundle_init;
 mod bundle_list;
 mod bundle_unpack;
 mod bundle_validate;
+mod convert_template;
+mod diff;
 mod dockerfile;
 mod init;
+mod list;
+mod migrate;
 mod render;
+mod render_graph;
+mod render_template;
 mod validate;
 
 use crate::cli::{AlphaCommand, Cli, Command, GenerateCommand};
@@ -24,12 +30,18 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
             check_transport_flags(&global)?;
             bundle::run(args, "opm bundle", &global)
         }
-        Command::Alpha(crate::cli::AlphaArgs {
-            command: AlphaCommand::Bundle(args),
-        }) => {
-            check_transport_flags(&global)?;
-            bundle::run(args, "opm alpha bundle", &global)
-        }
+        Command::Alpha(crate::cli::AlphaArgs { command }) => match command {
+            AlphaCommand::Bundle(args) => {
+                check_transport_flags(&global)?;
+                bundle::run(args, "opm alpha bundle", &global)
+            }
+            AlphaCommand::List(args) => list::run(args.command, &global),
+            AlphaCommand::RenderGraph(args) => render_graph::run(args, &global),
+            AlphaCommand::RenderTemplate(args) => render_template::run(args, &global),
+            AlphaCommand::ConvertTemplate(args) => convert_template::run(args.command),
+            AlphaCommand::Diff(args) => diff::run(args, &global),
+        },
+        Command::Migrate(args) => migrate::run(args, &global),
         Command::Render(args) => {
             // Upstream checks these where it builds a registry client.
             check_transport_flags(&global)?;

@@ -39,23 +39,9 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         migrations,
         image_ref_template,
         pull: super::pull_options(global)?,
+        allowed: crate::action::render::Allowed::Any,
     };
-    let rendered = match render.run() {
-        Ok(rendered) => rendered,
-        Err(error) => {
-            let (further, locations) = (error.further(), error.locations());
-            let mut message = crate::diag::error_chain(anyhow::Error::new(error).chain());
-            for further in further {
-                message.push('\n');
-                message.push_str(&further);
-            }
-            for location in locations {
-                message.push_str("\n  in ");
-                message.push_str(&location);
-            }
-            bail!(message);
-        }
-    };
+    let rendered = render.run().map_err(failure)?;
     let blobs = sorted_blobs(rendered.config);
     write_blobs(
         blobs,
@@ -64,4 +50,20 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         |text| crate::output::stdout(text.as_bytes()).map_err(anyhow::Error::from),
     )?;
     Ok(ExitStatus::Success)
+}
+
+/// A render failure as the user sees it: the cause chain, further failing
+/// files, then where each problem is.
+pub(super) fn failure(error: crate::action::render::RenderError) -> anyhow::Error {
+    let (further, locations) = (error.further(), error.locations());
+    let mut message = crate::diag::error_chain(anyhow::Error::new(error).chain());
+    for further in further {
+        message.push('\n');
+        message.push_str(&further);
+    }
+    for location in locations {
+        message.push_str("\n  in ");
+        message.push_str(&location);
+    }
+    anyhow::Error::msg(message)
 }

@@ -5,6 +5,7 @@
 pub mod base64;
 pub mod json;
 pub mod stream;
+pub mod table;
 pub mod timestamp;
 pub mod yaml_read;
 pub mod yaml_write;
