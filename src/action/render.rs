@@ -273,7 +273,17 @@ impl Render {
         }
         let parsed =
             crate::bundle::parse_bundle_dir(dir.path()).map_err(|e| fail(e.to_string()))?;
-        let bundle = parsed.render(reference).map_err(|e| fail(e.to_string()))?;
+        let bundle = match source {
+            // A local image renders like the bundle directory it holds: its
+            // reference is no pull spec.
+            crate::image::source::Source::Layout { .. }
+            | crate::image::source::Source::Archive(_) => {
+                self.render_parsed(&parsed, reference).map_err(fail)?
+            }
+            crate::image::source::Source::Registry(_) => {
+                parsed.render(reference).map_err(|e| fail(e.to_string()))?
+            }
+        };
         let mut config = DeclarativeConfig::default();
         config.bundles.push(bundle);
         Ok(config)
@@ -317,6 +327,16 @@ impl Render {
     fn render_bundle_dir(&self, reference: &str) -> Result<Bundle, String> {
         let parsed =
             crate::bundle::parse_bundle_dir(Path::new(reference)).map_err(|e| e.to_string())?;
+        self.render_parsed(&parsed, reference)
+    }
+
+    /// A bundle read from a directory: no image, unless
+    /// `--alpha-image-ref-template` makes one.
+    fn render_parsed(
+        &self,
+        parsed: &crate::bundle::ParsedBundle,
+        reference: &str,
+    ) -> Result<Bundle, String> {
         let image = match &self.image_ref_template {
             None => String::new(),
             Some(template) => parsed
