@@ -169,8 +169,8 @@ mod tests {
         );
         assert!(Source::of(&format!("oci://{text}-missing:v1")).is_err());
         assert!(Source::of("file:///nonexistent/x.tar").is_err());
-        assert!(Source::of("catalog").is_err());
-        assert!(Source::of("some/dir").is_err());
+        assert!(Source::of("opm-test-no-such-catalog").is_err());
+        assert!(Source::of("opm-test-no-such/dir").is_err());
         for registry in [
             "quay.io/a/b:v1",
             "localhost/a",
