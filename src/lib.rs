@@ -21,6 +21,7 @@ pub mod output;
 pub mod property;
 pub mod semver;
 pub mod serve;
+pub mod template;
 pub mod validate;
 
 use clap::Parser as _;

@@ -3,6 +3,7 @@
 
 mod util;
 
+mod authoring;
 mod bundle_build;
 
 mod bundle_generate;

@@ -3,6 +3,7 @@
 //! Positional arguments and `-o` values are taken as plain strings so that
 //! `commands` can report upstream's exact (cobra) messages for them.
 
+pub mod authoring;
 pub mod bundle;
 pub mod serve;
 
@@ -68,6 +69,8 @@ pub enum Command {
     /// serve declarative configs
     #[command(long_about = serve::SERVE_LONG)]
     Serve(serve::ServeArgs),
+    /// Migrate a file-based catalog to a new file-based catalog applying optional migrations
+    Migrate(authoring::MigrateArgs),
     /// Print the opm version
     Version,
     /// Generate the autocompletion script for the specified shell
@@ -125,6 +128,22 @@ pub struct AlphaArgs {
 pub enum AlphaCommand {
     /// Operator bundle commands (the same as `opm bundle`)
     Bundle(bundle::BundleArgs),
+    /// List contents of an index
+    #[command(long_about = "The list subcommands print the contents of an index.
+
+NOTE: This is meant to be used for convenience and human-readability only. The
+CLI and output format are subject to change, so it is not recommended to depend
+on the output in any programs or scripts. Use the \"render\" subcommand (or -o json)
+to do more complex processing and automation.")]
+    List(authoring::ListArgs),
+    /// Generate mermaid-formatted view of upgrade graph of operators in an index
+    RenderGraph(authoring::RenderGraphArgs),
+    /// Render a catalog template (auto-detects type from schema if TYPE not specified)
+    RenderTemplate(authoring::RenderTemplateArgs),
+    /// Convert existing FBC to a supported template type
+    ConvertTemplate(authoring::ConvertTemplateArgs),
+    /// Show what changed between two catalogs
+    Diff(authoring::DiffArgs),
 }
 
 #[derive(Debug, Args)]

@@ -139,10 +139,16 @@ fn destination_of(destination: &str, tag: Option<String>) -> anyhow::Result<Dest
         });
     }
     if let Some(dir) = destination.strip_prefix("oci://") {
-        return Ok(Destination::Layout {
-            dir: PathBuf::from(nonempty(dir)?),
-            tag: tag.unwrap_or_else(|| "latest".to_string()),
-        });
+        // `oci://DIR:TAG` names the tag inside the layout `DIR`.
+        let (dir, named) = crate::image::source::split_layout(&nonempty(dir)?);
+        let tag = match (named, tag) {
+            (Some(_), Some(_)) => {
+                bail!("give the tag either as {destination} or with --tag, not both")
+            }
+            (Some(named), None) => named,
+            (None, tag) => tag.unwrap_or_else(|| "latest".to_string()),
+        };
+        return Ok(Destination::Layout { dir, tag });
     }
     if let Some(reference) = destination.strip_prefix("image://") {
         let reference = nonempty(reference)?;

@@ -39,30 +39,9 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         migrations,
         image_ref_template,
         pull: super::pull_options(global)?,
+        allowed: crate::action::render::Allowed::Any,
     };
-    let rendered = match render.run() {
-        Ok(rendered) => rendered,
-        Err(crate::action::render::RenderError::Load { reference, source }) => {
-            // One line per broken file, with upstream's framing of the message.
-            let framing = format!("render reference {}", crate::diag::go_quote(&reference));
-            let mut diagnostics: Vec<_> = source.errors.iter().map(|e| e.diagnostic()).collect();
-            crate::diag::resolve_positions(
-                diagnostics.iter_mut().filter_map(|d| d.location.as_mut()),
-            );
-            for diagnostic in &mut diagnostics {
-                diagnostic.message = format!("{framing}: {}", diagnostic.message);
-                crate::output::info(&diagnostic.line());
-            }
-            bail!(
-                "{framing}: {} could not be loaded",
-                match diagnostics.len() {
-                    1 => "1 file".to_string(),
-                    n => format!("{n} files"),
-                }
-            );
-        }
-        Err(error) => return Err(error.into()),
-    };
+    let rendered = render.run().map_err(failure)?;
     let blobs = sorted_blobs(rendered.config);
     write_blobs(
         blobs,
@@ -71,4 +50,27 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         |text| crate::output::stdout(text.as_bytes()).map_err(anyhow::Error::from),
     )?;
     Ok(ExitStatus::Success)
+}
+
+/// A render failure as the user sees it. Files that could not be loaded are printed one per
+/// line (`FILE:LINE:COL: error[rule]: render reference "R": message`, upstream's framing of the
+/// message), and the error says how many there were; other failures keep their cause chain.
+pub(super) fn failure(error: crate::action::render::RenderError) -> anyhow::Error {
+    let crate::action::render::RenderError::Load { reference, source } = error else {
+        return anyhow::Error::new(error);
+    };
+    let framing = format!("render reference {}", crate::diag::go_quote(&reference));
+    let mut diagnostics: Vec<_> = source.errors.iter().map(|e| e.diagnostic()).collect();
+    crate::diag::resolve_positions(diagnostics.iter_mut().filter_map(|d| d.location.as_mut()));
+    for diagnostic in &mut diagnostics {
+        diagnostic.message = format!("{framing}: {}", diagnostic.message);
+        crate::output::info(&diagnostic.line());
+    }
+    anyhow::anyhow!(
+        "{framing}: {} could not be loaded",
+        match diagnostics.len() {
+            1 => "1 file".to_string(),
+            n => format!("{n} files"),
+        }
+    )
 }
