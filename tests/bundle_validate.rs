@@ -187,7 +187,7 @@ fn bundle_validate_usage_errors() {
         ),
         (
             &["--output-format", "yaml"],
-            "Error: invalid --output-format value \"yaml\": must be one of [text, json]\n",
+            "Error: invalid --output-format value \"yaml\": must be one of [text, json, sarif]\n",
         ),
         (
             &["-t", "bundle"],

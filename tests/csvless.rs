@@ -484,7 +484,7 @@ fn plain_bundles_refuse_what_kubectl_cannot_apply() {
         (
             "old-api",
             "manifests/psp.yaml",
-            "manifests/psp.yaml:1:1: error[manifest-api-removed]: policy/v1beta1 PodSecurityPolicy was removed in Kubernetes 1.25",
+            "manifests/psp.yaml:1:1: error[plain-manifest-api-removed]: policy/v1beta1 PodSecurityPolicy was removed in Kubernetes 1.25",
         ),
         (
             "no-kind",

@@ -178,3 +178,139 @@ fn bundle_findings_point_into_the_csv() {
         )
     );
 }
+
+/// Checks `log` against the SARIF 2.1.0 schema with Python's `jsonschema`; `false` when that
+/// module is not installed.
+fn sarif_is_valid(log: &str) -> bool {
+    let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/sarif/sarif-2.1.0-rtm.5.json");
+    let has_module = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", "import jsonschema"])
+        .status()
+        .is_ok_and(|status| status.success());
+    if !has_module {
+        crate::util::skip("SARIF schema check: Debian's python3-jsonschema is not installed");
+        return false;
+    }
+    let script = "import json, sys, jsonschema\n\
+                  schema = json.load(open(sys.argv[1]))\n\
+                  jsonschema.validate(json.load(sys.stdin), schema)\n";
+    let mut child = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", script])
+        .arg(&schema)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(log.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "not valid SARIF: {}\n{log}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
+
+#[test]
+fn validate_writes_sarif() {
+    let out = Test::new()
+        .file(
+            "catalog/a.yaml",
+            "schema: olm.package\nname: foo\n---\nschema: olm.package\nname: foo\n",
+        )
+        .file("catalog/b.yaml", "schema: olm.package\nname: bar\n")
+        .args(["validate", "catalog", "-o", "sarif"])
+        .run();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stderr, "");
+    sarif_is_valid(&out.stdout);
+    let log: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let results = &log["runs"][0]["results"];
+    assert_eq!(results[0]["ruleId"], "package-duplicate");
+    assert_eq!(
+        results[0]["locations"][0]["physicalLocation"],
+        serde_json::json!({"artifactLocation": {"uri": "catalog/a.yaml"}, "region": {"startLine": 4, "startColumn": 1}})
+    );
+    assert_eq!(results[1]["ruleId"], "package-default-channel-unset");
+    assert_eq!(
+        results[1]["message"]["text"],
+        "package \"bar\": default channel must be set"
+    );
+    // A passing catalog is an empty log.
+    let out = Test::new()
+        .copy("testdata/fbc/example", "catalog")
+        .args(["validate", "catalog", "-o", "sarif"])
+        .run()
+        .success();
+    sarif_is_valid(&out.stdout);
+    let log: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+}
+
+#[test]
+fn bundle_validate_writes_sarif() {
+    let out = Test::new()
+        .copy(
+            "testdata/rules/csv-min-kube-version-invalid/invalid-two-parts",
+            "bundle",
+        )
+        .args([
+            "bundle",
+            "validate",
+            "bundle",
+            "--output-format",
+            "sarif",
+            "-o",
+            "operatorhub",
+        ])
+        .run();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    sarif_is_valid(&out.stdout);
+    let log: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let finding = results
+        .iter()
+        .find(|r| r["ruleId"] == "csv-min-kube-version-invalid")
+        .expect("the finding");
+    assert_eq!(finding["level"], "error");
+    let region = &finding["locations"][0]["physicalLocation"]["region"];
+    assert!(region["startLine"].as_u64().unwrap() > 1, "{finding}");
+}
+
+#[test]
+fn rules_are_listed_and_explained() {
+    let out = Test::new()
+        .args(["validate", "--list-rules"])
+        .run()
+        .success();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(lines.len() > 100);
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("csv-min-kube-version-missing") && l.contains(" warning ")));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("channel-graph-invalid") && l.contains(" error ")));
+    let out = Test::new()
+        .args([
+            "validate",
+            "--explain",
+            "dependency-constraint-form-ignored",
+        ])
+        .run()
+        .success();
+    assert!(out
+        .stdout
+        .starts_with("dependency-constraint-form-ignored\nseverity: warning\n\n"));
+    Test::new()
+        .args(["validate", "--explain", "no-such-rule"])
+        .run()
+        .failure(&["unknown rule \"no-such-rule\""]);
+}

@@ -206,7 +206,7 @@ pub struct BundleValidateArgs {
     /// Specifies optional validations to be run. One or more of: [operatorhub, bundle-objects, good-practices]
     #[arg(short = 'o', long, default_value = "")]
     pub optional_validators: String,
-    /// Format of the findings: text (on stderr, upstream's error first) or json (on stdout)
+    /// Format of the findings: text (on stderr, one line per finding), json or sarif (on stdout)
     #[arg(long, default_value = "text")]
     pub output_format: String,
 }

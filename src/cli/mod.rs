@@ -113,9 +113,16 @@ pub struct ValidateArgs {
     /// Directory of the file-based catalog
     #[arg(value_name = "DIRECTORY")]
     pub dirs: Vec<String>,
-    /// Output format (json|yaml); without it, problems are printed as an error
+    /// Output format (json|yaml, upstream's result; sarif, every finding for code scanning);
+    /// without it, problems are printed one per line as FILE:LINE:COL: severity[rule]: message
     #[arg(short, long, default_value = "")]
     pub output: String,
+    /// Print every rule (id, severity, summary) and exit
+    #[arg(long)]
+    pub list_rules: bool,
+    /// Print what a rule checks and exit
+    #[arg(long, value_name = "RULE")]
+    pub explain: Option<String>,
 }
 
 #[derive(Debug, Args)]

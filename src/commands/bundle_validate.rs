@@ -27,11 +27,10 @@ pub(super) fn run(
     } = args;
     super::check_image_builder(&image_builder)?;
     let optional = Optional::parse_list(&optional_validators).map_err(anyhow::Error::msg)?;
-    let json = match output_format.as_str() {
-        "text" => false,
-        "json" => true,
+    let format = match output_format.as_str() {
+        "text" | "json" | "sarif" => output_format.as_str(),
         other => bail!(
-            "invalid --output-format value {}: must be one of [text, json]",
+            "invalid --output-format value {}: must be one of [text, json, sarif]",
             go_quote(other)
         ),
     };
@@ -50,7 +49,12 @@ pub(super) fn run(
     let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
     let mut report = validate_bundle_dir(bundle.path(), &Options { optional });
     report.locate(bundle.path(), bundle.shown_as());
-    if json {
+    if format == "sarif" {
+        let log = crate::diag::sarif::log(&report.findings, crate::bundle::validate::rules::ALL);
+        let mut text = serde_json::to_string_pretty(&log)?;
+        text.push('\n');
+        crate::output::stdout(text.as_bytes())?;
+    } else if format == "json" {
         let findings: Vec<serde_json::Value> =
             report.findings.iter().map(|f| f.to_json()).collect();
         let mut text = serde_json::to_string_pretty(&serde_json::json!({

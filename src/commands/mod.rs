@@ -15,9 +15,9 @@ mod init;
 mod list;
 mod migrate;
 mod render;
-mod serve;
 mod render_graph;
 mod render_template;
+mod serve;
 mod validate;
 
 use crate::cli::{AlphaCommand, Cli, Command, GenerateCommand};

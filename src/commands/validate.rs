@@ -8,7 +8,42 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
-    let ValidateArgs { dirs, output } = args;
+    let ValidateArgs {
+        dirs,
+        output,
+        list_rules,
+        explain,
+    } = args;
+    if list_rules {
+        let rules = crate::validate::registry::every();
+        let width = rules.iter().map(|rule| rule.id.len()).max().unwrap_or(0);
+        let mut text = String::new();
+        for rule in rules {
+            text.push_str(&format!(
+                "{:<width$}  {:<7}  {}\n",
+                rule.id,
+                rule.severity.to_string(),
+                rule.summary
+            ));
+        }
+        crate::output::stdout(text.as_bytes())?;
+        return Ok(ExitStatus::Success);
+    }
+    if let Some(id) = explain {
+        let rules = crate::validate::registry::every();
+        let Some(rule) = rules.iter().find(|rule| rule.id == id) else {
+            bail!(
+                "unknown rule {} (opm validate --list-rules lists them)",
+                go_quote(&id)
+            );
+        };
+        let text = format!(
+            "{}\nseverity: {}\n\n{}\n\n{}\n",
+            rule.id, rule.severity, rule.summary, rule.details
+        );
+        crate::output::stdout(text.as_bytes())?;
+        return Ok(ExitStatus::Success);
+    }
     let dir = super::exactly_one(&dirs)?;
     match std::fs::metadata(dir) {
         Err(e) => bail!("stat {dir}: {}", crate::declcfg::load::io_message(&e)),
@@ -27,6 +62,18 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
                 Some(summary) => bail!(summary),
                 None => Ok(ExitStatus::Success),
             }
+        }
+        "sarif" => {
+            let log =
+                crate::diag::sarif::log(&outcome.findings(), &crate::validate::registry::every());
+            let mut text = serde_json::to_string_pretty(&log)?;
+            text.push('\n');
+            crate::output::stdout(text.as_bytes())?;
+            Ok(if outcome.failed() {
+                ExitStatus::Failure
+            } else {
+                ExitStatus::Success
+            })
         }
         "json" | "yaml" => {
             let message = outcome.message();

@@ -39,6 +39,28 @@ pub const DOCUMENT_INVALID: &str = "catalog-document-invalid";
 /// A document that is not a valid blob (no schema, wrong field types, bad base64, ...).
 pub const BLOB_INVALID: &str = "catalog-blob-invalid";
 
+/// The rules of load problems.
+pub static RULES: &[crate::diag::Rule] = &[
+    crate::diag::Rule {
+        id: FILE_UNREADABLE,
+        severity: crate::diag::Severity::Error,
+        summary: "a catalog file, or an entry of the catalog directory, cannot be read",
+        details: "A file of the catalog cannot be opened or read: a permission problem, a dangling link, a FIFO, device or socket, a link out of the catalog directory, or a file larger than OPM_MAX_FILE_SIZE. Upstream stops at the first such file; every one is reported.",
+    },
+    crate::diag::Rule {
+        id: DOCUMENT_INVALID,
+        severity: crate::diag::Severity::Error,
+        summary: "a catalog file does not split into JSON or YAML documents",
+        details: "A syntax error in a JSON stream or a YAML document (reported at the exact line and column), a document nested more than 10,000 levels deep, or YAML aliases that expand too far. Messages are upstream's (`json: offset N: ...`, `error converting YAML to JSON: yaml: line N: ...`); go-yaml counts lines from the document, the location from the file.",
+    },
+    crate::diag::Rule {
+        id: BLOB_INVALID,
+        severity: crate::diag::Severity::Error,
+        summary: "a catalog document is not a valid blob",
+        details: "A document that is not an object, has no `schema`, or whose `olm.package`, `olm.channel`, `olm.bundle` or `olm.deprecations` fields have the wrong types, bad base64, or duplicate keys that differ only in case (upstream's `Meta` decoding).",
+    },
+];
+
 /// One problem that stopped a file from loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileError {

@@ -2,6 +2,7 @@
 //! gathers them. Renderers live in submodules (`tree` draws upstream's `invalid index:` tree).
 //! Nothing here prints or decides exit codes.
 
+pub mod sarif;
 pub mod tree;
 
 use crate::declcfg::Origin;
@@ -23,6 +24,18 @@ pub fn error_chain<'a>(
         }
     }
     message
+}
+
+/// A rule: what a finding is about. Its severity is every finding's severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable kebab-case id, `<subject>-<problem>`.
+    pub id: &'static str,
+    pub severity: Severity,
+    /// One line: what is wrong when the rule fires.
+    pub summary: &'static str,
+    /// What the rule checks and why, for `--explain`.
+    pub details: &'static str,
 }
 
 /// How serious a finding is. Only errors make a catalog fail.
@@ -129,6 +142,27 @@ impl std::fmt::Display for Severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         })
+    }
+}
+
+impl Subject {
+    /// What the subject is, as upstream's messages name it (`package "a", channel "b"`);
+    /// `None` for the catalog and for files, which the location names.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            Subject::Catalog | Subject::File { .. } => None,
+            Subject::Package { name } => Some(format!("package {}", go_quote(name))),
+            Subject::Channel { package, name } => Some(format!(
+                "package {}, channel {}",
+                go_quote(package),
+                go_quote(name)
+            )),
+            Subject::Bundle { package, name } => Some(format!(
+                "package {}, bundle {}",
+                go_quote(package),
+                go_quote(name)
+            )),
+        }
     }
 }
 

@@ -170,6 +170,34 @@ impl Outcome {
         }
     }
 
+    /// Every finding on its own: model problems, which upstream shows inside its tree, carry
+    /// what they are about in their message (`package "a", channel "b": ...`).
+    pub fn findings(&self) -> Vec<Diagnostic> {
+        match self {
+            Outcome::Load(error) => {
+                let mut diagnostics: Vec<_> = error.errors.iter().map(|e| e.diagnostic()).collect();
+                crate::diag::resolve_positions(
+                    diagnostics.iter_mut().filter_map(|d| d.location.as_mut()),
+                );
+                diagnostics
+            }
+            Outcome::Checked(verdict) => verdict
+                .diagnostics
+                .iter()
+                .enumerate()
+                .map(|(index, diagnostic)| {
+                    let mut diagnostic = diagnostic.clone();
+                    if index >= verdict.model_offset {
+                        if let Some(subject) = diagnostic.subject.describe() {
+                            diagnostic.message = format!("{subject}: {}", diagnostic.message);
+                        }
+                    }
+                    diagnostic
+                })
+                .collect(),
+        }
+    }
+
     /// The problems as text; the summary is `None` when nothing failed (warnings only). `dir`
     /// names the catalog in the summary.
     pub fn shown(&self, dir: &str) -> Shown {

@@ -121,7 +121,7 @@ pub struct Descriptor {
 pub fn parse(bytes: &[u8], findings: &mut Vec<Diagnostic>) -> Option<BundleMeta> {
     let file = Some(FILE.to_string());
     if let Some(dup) = crate::encoding::yaml_read::first_duplicate_key(bytes) {
-        let mut finding = crate::bundle::validate::error(
+        let mut finding = crate::bundle::validate::finding(
             BUNDLE_YAML_DUPLICATE_KEY,
             format!(
                 "{FILE}: line {}: key {} already set on line {}",
@@ -143,7 +143,7 @@ pub fn parse(bytes: &[u8], findings: &mut Vec<Diagnostic>) -> Option<BundleMeta>
     let value = match crate::encoding::yaml_read::yaml_bytes_to_json(bytes) {
         Ok(value) => value,
         Err(e) => {
-            findings.push(crate::bundle::validate::error(
+            findings.push(crate::bundle::validate::finding(
                 BUNDLE_YAML_INVALID,
                 format!("{FILE}: {}", e.message()),
                 file,
@@ -152,7 +152,7 @@ pub fn parse(bytes: &[u8], findings: &mut Vec<Diagnostic>) -> Option<BundleMeta>
         }
     };
     let Value::Object(map) = value else {
-        findings.push(crate::bundle::validate::error(
+        findings.push(crate::bundle::validate::finding(
             BUNDLE_YAML_INVALID,
             format!(
                 "{FILE}: expected a mapping with name and version, found {}",
@@ -190,7 +190,7 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn error(&mut self, rule: &'static str, message: String) {
         self.failed = true;
-        self.findings.push(crate::bundle::validate::error(
+        self.findings.push(crate::bundle::validate::finding(
             rule,
             format!("{FILE}: {message}"),
             Some(FILE.into()),
@@ -209,7 +209,7 @@ impl Reader<'_> {
     }
 
     fn unknown(&mut self, path: &str) {
-        self.findings.push(crate::bundle::validate::warning(
+        self.findings.push(crate::bundle::validate::finding(
             BUNDLE_YAML_FIELD_UNKNOWN,
             format!("{FILE}: unknown field {} (ignored)", go_quote(path)),
             Some(FILE.into()),

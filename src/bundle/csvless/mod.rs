@@ -10,7 +10,7 @@
 //! them). Nothing prints.
 
 pub mod metadata;
-mod synth;
+pub(crate) mod synth;
 
 use crate::bundle::mediatype::{self, MediaType};
 use crate::bundle::validate::Diagnostic;
@@ -39,6 +39,9 @@ pub const BUNDLE_DEPLOYMENT_MISSING: &str = "bundle-deployment-missing";
 /// An object of an API version Kubernetes has removed (an error in plain+v0
 /// bundles, which are applied as they are; a warning in registry+v2).
 pub const MANIFEST_API_REMOVED: &str = "manifest-api-removed";
+/// An object of an API version Kubernetes has removed, in a plain+v0 bundle (an error: such a
+/// bundle is applied as it is).
+pub const PLAIN_MANIFEST_API_REMOVED: &str = "plain-manifest-api-removed";
 
 /// Every rule of this module and its submodules.
 pub fn rules() -> Vec<&'static str> {
@@ -49,6 +52,7 @@ pub fn rules() -> Vec<&'static str> {
         MANIFESTS_EMPTY,
         BUNDLE_DEPLOYMENT_MISSING,
         MANIFEST_API_REMOVED,
+        PLAIN_MANIFEST_API_REMOVED,
         BUNDLE_API_WITHOUT_CRD,
     ];
     all.extend_from_slice(metadata::RULES);
@@ -73,14 +77,8 @@ impl Manifest {
     }
 
     /// A finding about this object: in its file and document.
-    pub fn finding(
-        &self,
-        rule: &'static str,
-        severity: crate::diag::Severity,
-        message: String,
-    ) -> crate::diag::Diagnostic {
-        let mut finding =
-            crate::bundle::validate::finding(rule, severity, message, Some(self.file.clone()));
+    pub fn finding(&self, rule: &'static str, message: String) -> crate::diag::Diagnostic {
+        let mut finding = crate::bundle::validate::finding(rule, message, Some(self.file.clone()));
         if let Some(location) = &mut finding.location {
             location.document = self.document.checked_sub(1);
         }
@@ -214,7 +212,7 @@ pub fn inspect(
             ..
         }) => {
             if media_type == MediaType::RegistryV2 {
-                findings.push(crate::bundle::validate::error(
+                findings.push(crate::bundle::validate::finding(
                     metadata::BUNDLE_YAML_MISSING,
                     format!(
                         "{}: not found: a registry+v2 bundle needs its name, version and OLM metadata there",
@@ -226,7 +224,7 @@ pub fn inspect(
             None
         }
         Err(e) => {
-            findings.push(crate::bundle::validate::error(
+            findings.push(crate::bundle::validate::finding(
                 metadata::BUNDLE_YAML_MISSING,
                 format!("{}: {}", metadata::FILE, e.reason()),
                 Some(metadata::FILE.into()),
@@ -237,7 +235,7 @@ pub fn inspect(
     let mut synthesis = None;
     if media_type == MediaType::RegistryV2 {
         if !manifests.is_empty() && !manifests.iter().any(|m| m.kind() == "Deployment") {
-            findings.push(crate::bundle::validate::error(
+            findings.push(crate::bundle::validate::finding(
                 BUNDLE_DEPLOYMENT_MISSING,
                 "manifests/: a registry+v2 bundle needs at least one Deployment (it replaces the CSV's install strategy)",
                 Some("manifests".into()),
@@ -275,7 +273,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
             } else {
                 format!("manifests/: {}", crate::declcfg::load::io_message(&e))
             };
-            findings.push(crate::bundle::validate::error(
+            findings.push(crate::bundle::validate::finding(
                 MANIFESTS_MISSING,
                 message,
                 None,
@@ -293,7 +291,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
         }
         let file = format!("manifests/{name}");
         if entry.path().is_dir() {
-            findings.push(crate::bundle::validate::error(
+            findings.push(crate::bundle::validate::finding(
                 MANIFESTS_NOT_FLAT,
                 format!("{file}: is a directory; manifests/ must be flat"),
                 Some(file),
@@ -303,7 +301,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
         let bytes = match crate::bundle::read_file(&entry.path()) {
             Ok(bytes) => bytes,
             Err(e) => {
-                findings.push(crate::bundle::validate::error(
+                findings.push(crate::bundle::validate::finding(
                     MANIFEST_NOT_OBJECTS,
                     format!("{file}: {}", e.reason()),
                     Some(file),
@@ -312,7 +310,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
             }
         };
         match objects_of(&bytes) {
-            Ok(objects) if objects.is_empty() => findings.push(crate::bundle::validate::error(
+            Ok(objects) if objects.is_empty() => findings.push(crate::bundle::validate::finding(
                 MANIFEST_NOT_OBJECTS,
                 format!("{file}: holds no Kubernetes object"),
                 Some(file),
@@ -329,7 +327,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
             }
             Err((document, message)) => {
                 let mut finding =
-                    crate::bundle::validate::error(MANIFEST_NOT_OBJECTS, message, Some(file));
+                    crate::bundle::validate::finding(MANIFEST_NOT_OBJECTS, message, Some(file));
                 if let Some(location) = &mut finding.location {
                     location.document = document.checked_sub(1);
                 }
@@ -339,7 +337,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
     }
     let unreadable = findings.iter().any(|f| f.rule == MANIFEST_NOT_OBJECTS);
     if manifests.is_empty() && !unreadable {
-        findings.push(crate::bundle::validate::error(
+        findings.push(crate::bundle::validate::finding(
             MANIFESTS_EMPTY,
             "manifests/: holds no Kubernetes object; a bundle needs at least one",
             Some("manifests".into()),
@@ -461,12 +459,12 @@ fn check_removed_apis(manifests: &[Manifest], media_type: MediaType, out: &mut V
             "{api_version} {} was removed in Kubernetes {release}; kubectl apply fails on any current cluster",
             m.kind()
         );
-        let severity = if media_type == MediaType::Plain {
-            crate::diag::Severity::Error
+        let rule = if media_type == MediaType::Plain {
+            PLAIN_MANIFEST_API_REMOVED
         } else {
-            crate::diag::Severity::Warning
+            MANIFEST_API_REMOVED
         };
-        out.push(m.finding(MANIFEST_API_REMOVED, severity, message));
+        out.push(m.finding(rule, message));
     }
 }
 

@@ -113,7 +113,7 @@ pub fn synthesize(
             .iter()
             .any(|c| c.group == api.group() && c.kind == api.kind && c.version == api.version());
         if !found {
-            findings.push(crate::bundle::validate::error(
+            findings.push(crate::bundle::validate::finding(
                 BUNDLE_API_WITHOUT_CRD,
                 format!(
                     "{}: apis[{i}]: no CustomResourceDefinition in manifests/ serves {} {}",

@@ -6,7 +6,7 @@
 
 use super::message::{self, Level};
 use super::registry::Object;
-use super::{Diagnostic, Severity};
+use super::Diagnostic;
 use serde_json::{json, Value};
 
 /// A PodDisruptionBudget that allows no disruption.
@@ -62,7 +62,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
                     _ => false,
                 };
                 if blocks {
-                    out.push(crate::bundle::validate::error(
+                    out.push(crate::bundle::validate::finding(
                         OBJECT_PDB_BLOCKS_EVICTION,
                         message::api(
                             Level::Error,
@@ -75,7 +75,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
                 }
                 let min = spec.and_then(|s| s.get("minAvailable"));
                 if min.and_then(Value::as_str) == Some("100%") {
-                    out.push(crate::bundle::validate::error(
+                    out.push(crate::bundle::validate::finding(
                         OBJECT_PDB_BLOCKS_EVICTION,
                         message::api(
                             Level::Error,
@@ -88,7 +88,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
                 }
             }
             "PriorityClass" if v.get("globalDefault").and_then(Value::as_bool) == Some(true) => {
-                out.push(crate::bundle::validate::error(
+                out.push(crate::bundle::validate::finding(
                     OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
                     message::api(
                         Level::Error,
@@ -129,7 +129,7 @@ fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
             && contains_any(&strings(rule, "resources"), &["poddisruptionbudgets"])
             && contains_any(&strings(rule, "verbs"), &["*", "create", "update", "patch"])
         {
-            out.push(crate::bundle::validate::finding(OBJECT_RBAC_MANAGES_PDB, Severity::Warning, message::api(
+            out.push(crate::bundle::validate::finding(OBJECT_RBAC_MANAGES_PDB, message::api(
                     Level::Warning,
                     "",
                     Some("RBAC includes permission to create/update poddisruptionbudgets, which could impact cluster stability"),
@@ -143,7 +143,7 @@ fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
             && contains_any(&strings(rule, "verbs"), &["*", "delete", "update", "patch"])
             && contains_any(&strings(rule, "resourceNames"), DEFAULT_SCCS)
         {
-            out.push(crate::bundle::validate::error(
+            out.push(crate::bundle::validate::finding(
                 OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
                 message::api(
                     Level::Error,

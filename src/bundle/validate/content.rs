@@ -89,7 +89,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
                     ..
                 },
             ) => {
-                findings.push(crate::bundle::validate::error(
+                findings.push(crate::bundle::validate::finding(
                     MANIFEST_UNREADABLE,
                     format!("Unable to read file {file} in supported types"),
                     Some(file),
@@ -97,7 +97,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
                 continue;
             }
             Err(refused) => {
-                findings.push(crate::bundle::validate::error(
+                findings.push(crate::bundle::validate::finding(
                     MANIFEST_UNREADABLE,
                     format!("{file}: {}", refused.reason()),
                     Some(file),
@@ -108,7 +108,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
         let documents = match read_documents(&bytes) {
             Ok(documents) => documents,
             Err(message) => {
-                findings.push(crate::bundle::validate::error(
+                findings.push(crate::bundle::validate::finding(
                     MANIFEST_DECODE_FAILED,
                     message,
                     Some(file),
@@ -131,7 +131,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
             });
             let doc = &decoded[index].value;
             if media_type == Some(MediaType::RegistryV1) && !kinds::is_supported(&kind) {
-                findings.push(crate::bundle::validate::error(
+                findings.push(crate::bundle::validate::finding(
                     MANIFEST_KIND_UNSUPPORTED,
                     format!("{kind} is not supported type for registryV1 bundle: {file}"),
                     Some(file.clone()),
@@ -153,7 +153,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
                 "CustomResourceDefinition" => crd::check(doc, from_yaml, &file, &mut findings),
                 _ => {
                     if let Err(message) = object_meta::kubectlable(doc) {
-                        findings.push(crate::bundle::validate::error(
+                        findings.push(crate::bundle::validate::finding(
                             OBJECT_METADATA_INVALID,
                             message,
                             Some(file.clone()),

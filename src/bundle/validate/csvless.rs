@@ -41,11 +41,7 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
                     .or_else(|| name_problem(m))
                     .or_else(|| deployment_problem(m));
                 if let Some(message) = problem {
-                    findings.push(m.finding(
-                        content::OBJECT_METADATA_INVALID,
-                        crate::diag::Severity::Error,
-                        message,
-                    ));
+                    findings.push(m.finding(content::OBJECT_METADATA_INVALID, message));
                 }
             }
         }

@@ -99,7 +99,7 @@ pub fn validate_format_as(root: &Path, media_type: MediaType) -> Vec<Diagnostic>
 fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     let entries = list_dir(root).unwrap_or_else(|message| {
-        findings.push(crate::bundle::validate::error(
+        findings.push(crate::bundle::validate::finding(
             BUNDLE_DIR_UNREADABLE,
             message,
             None,
@@ -108,14 +108,14 @@ fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic
     });
     let (manifests, metadata) = bundle_dirs(&entries);
     if !manifests {
-        findings.push(crate::bundle::validate::error(
+        findings.push(crate::bundle::validate::finding(
             BUNDLE_MISSING_MANIFESTS_DIR,
             "Unable to locate manifests directory",
             None,
         ));
     }
     if !metadata {
-        findings.push(crate::bundle::validate::error(
+        findings.push(crate::bundle::validate::finding(
             BUNDLE_MISSING_METADATA_DIR,
             "Unable to locate metadata directory",
             None,
@@ -128,7 +128,7 @@ fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic
     let detected = match known.map_or_else(|| mediatype::detect(&root.join("manifests")), Ok) {
         Ok(found) => Some(found),
         Err(message) => {
-            findings.push(crate::bundle::validate::error(
+            findings.push(crate::bundle::validate::finding(
                 BUNDLE_MEDIATYPE_UNDETECTED,
                 message,
                 Some("manifests".into()),
@@ -139,7 +139,7 @@ fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic
 
     let files = scan_metadata(&root.join("metadata"), &mut findings);
     match files.annotations {
-        None => findings.push(crate::bundle::validate::error(
+        None => findings.push(crate::bundle::validate::finding(
             ANNOTATIONS_FILE_MISSING,
             "Could not find annotations file",
             Some("metadata".into()),
@@ -175,7 +175,7 @@ fn check_annotations(
     findings: &mut Vec<Diagnostic>,
 ) {
     let error = |rule, message: String| {
-        crate::bundle::validate::error(rule, message, Some(file.to_string()))
+        crate::bundle::validate::finding(rule, message, Some(file.to_string()))
     };
     for key in CHECKED_KEYS {
         let value = annotations.get(key).map(String::as_str);
@@ -239,7 +239,7 @@ struct MetadataFiles {
 fn scan_metadata(dir: &Path, findings: &mut Vec<Diagnostic>) -> MetadataFiles {
     let mut found = MetadataFiles::default();
     let entries = list_dir(dir).unwrap_or_else(|message| {
-        findings.push(crate::bundle::validate::error(
+        findings.push(crate::bundle::validate::finding(
             BUNDLE_DIR_UNREADABLE,
             message,
             Some("metadata".into()),

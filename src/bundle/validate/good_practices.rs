@@ -6,7 +6,7 @@
 
 use super::csv::{list, text};
 use super::message::{self, Level};
-use super::{Diagnostic, Severity};
+use super::Diagnostic;
 use crate::semver::Version;
 use serde_json::Value;
 
@@ -47,10 +47,6 @@ pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Diagnos
     let mut push = |rule: &'static str, level: Level, detail: String| {
         out.push(crate::bundle::validate::finding(
             rule,
-            match level {
-                Level::Error => Severity::Error,
-                Level::Warning => Severity::Warning,
-            },
             message::api(level, "", Some(name), &detail),
             Some(file.to_string()),
         ));

@@ -21,20 +21,24 @@ mod message;
 mod object_meta;
 mod operatorhub;
 mod registry;
+pub mod rules;
 mod shape;
 
 use std::path::Path;
 
 pub use crate::diag::{Diagnostic, Severity};
 
-/// A finding of `rule` about the bundle, in `file` (relative to the bundle root:
-/// `manifests/csv.yaml`, `metadata/annotations.yaml`) when there is one.
-pub fn finding(
-    rule: &'static str,
-    severity: Severity,
-    message: impl Into<String>,
-    file: Option<String>,
-) -> Diagnostic {
+/// A finding of `rule` (one of [`rules::ALL`], whose severity it takes) about the bundle, in
+/// `file` (relative to the bundle root: `manifests/csv.yaml`, `metadata/annotations.yaml`) when
+/// there is one.
+pub fn finding(rule: &'static str, message: impl Into<String>, file: Option<String>) -> Diagnostic {
+    let severity = rules::find(rule).map_or_else(
+        || {
+            debug_assert!(false, "rule {rule} is not registered");
+            Severity::Error
+        },
+        |rule| rule.severity,
+    );
     let subject = crate::diag::Subject::File {
         path: file.clone().unwrap_or_default(),
     };
@@ -45,16 +49,6 @@ pub fn finding(
         subject,
         location: file.map(crate::diag::Location::file),
     }
-}
-
-/// An error [`finding`].
-pub fn error(rule: &'static str, message: impl Into<String>, file: Option<String>) -> Diagnostic {
-    finding(rule, Severity::Error, message, file)
-}
-
-/// A warning [`finding`].
-pub fn warning(rule: &'static str, message: impl Into<String>, file: Option<String>) -> Diagnostic {
-    finding(rule, Severity::Warning, message, file)
 }
 
 /// The optional validators (`-o/--optional-validators`), a closed set.

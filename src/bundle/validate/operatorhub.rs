@@ -7,7 +7,7 @@
 
 use super::csv::{annotations, list, text};
 use super::message::{self, Level};
-use super::{Diagnostic, Severity};
+use super::Diagnostic;
 use crate::encoding::json::go_quote;
 use crate::semver::Version;
 use serde_json::Value;
@@ -126,14 +126,14 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
         ));
     }
     for detail in errors {
-        out.push(crate::bundle::validate::error(
+        out.push(crate::bundle::validate::finding(
             OPERATORHUB_CSV_INVALID,
             message::csv(Level::Error, name, &detail),
             Some(file.to_string()),
         ));
     }
     if min_kube_invalid {
-        out.push(crate::bundle::validate::error(
+        out.push(crate::bundle::validate::finding(
             OPERATORHUB_CSV_INVALID,
             message::api(
                 Level::Error,
@@ -149,7 +149,6 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     if icon_missing {
         out.push(crate::bundle::validate::finding(
             OPERATORHUB_ICON_MISSING,
-            Severity::Warning,
             message::csv(Level::Warning, name, "csv.Spec.Icon not specified"),
             Some(file.to_string()),
         ));
