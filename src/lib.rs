@@ -20,6 +20,8 @@ pub mod model;
 pub mod output;
 pub mod property;
 pub mod semver;
+pub mod serve;
+pub mod template;
 #[cfg(test)]
 mod testkit;
 pub mod validate;

@@ -401,8 +401,8 @@ fn bundle_build_invalid_bundle_is_not_built() {
             .env("PATH", &docker.path())
             .args(build_args(&[])),
         &[
-            "Error: Bundle validation errors: Pod is not supported type for registryV1 bundle: manifests/pod.yaml",
-            "  - error [manifest-kind-unsupported] manifests/pod.yaml: ",
+            "bundle/manifests/pod.yaml:1:1: error[manifest-kind-unsupported]: Pod is not supported type for registryV1 bundle: manifests/pod.yaml\n",
+            "Error: Bundle validation errors: 1 error",
         ],
     );
     assert!(!out.stderr.contains("Building bundle image"));

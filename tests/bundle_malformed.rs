@@ -55,7 +55,7 @@ fn missing_manifests_or_metadata() {
     std::fs::remove_dir_all(test.path().join("bundle/metadata")).unwrap();
     test.args(["render", "bundle"]).run().failure(&[
         "is missing root schema field",
-        "in bundle/manifests/csv.yaml",
+        "bundle/manifests/csv.yaml:1:1: error[catalog-blob-invalid]",
     ]);
 }
 

@@ -25,7 +25,7 @@ fn bundle_validate_valid_directory_passes() {
 }
 
 #[test]
-fn bundle_validate_text_output_keeps_upstream_error_first() {
+fn bundle_validate_text_output_is_one_line_per_finding() {
     let out = bundle()
         .file("bundle/metadata/annotations.yaml", "annotations: {operators.operatorframework.io.bundle.mediatype.v1: registry+v1, operators.operatorframework.io.bundle.manifests.v1: manifests/, operators.operatorframework.io.bundle.metadata.v1: metadata/, operators.operatorframework.io.bundle.package.v1: etcd}\n")
         .args(["bundle", "validate", "bundle"])
@@ -34,9 +34,9 @@ fn bundle_validate_text_output_keeps_upstream_error_first() {
     assert_eq!(out.stdout, "");
     assert_eq!(
         out.stderr,
-        "Error: Bundle validation errors: Missing annotation \"operators.operatorframework.io.bundle.channels.v1\",Expecting annotation \"operators.operatorframework.io.bundle.channels.v1\" to have non-empty value
-  - error [annotations-missing] metadata/annotations.yaml: Missing annotation \"operators.operatorframework.io.bundle.channels.v1\"
-  - error [annotations-channels-empty] metadata/annotations.yaml: Expecting annotation \"operators.operatorframework.io.bundle.channels.v1\" to have non-empty value
+        "bundle/metadata/annotations.yaml: error[annotations-missing]: Missing annotation \"operators.operatorframework.io.bundle.channels.v1\"
+bundle/metadata/annotations.yaml: error[annotations-channels-empty]: Expecting annotation \"operators.operatorframework.io.bundle.channels.v1\" to have non-empty value
+Error: Bundle validation errors: 2 errors
 "
     );
 }
@@ -50,9 +50,9 @@ fn bundle_validate_missing_directories_report_nothing_else() {
         .failure(&[]);
     assert_eq!(
         out.stderr,
-        "Error: Bundle validation errors: Unable to locate manifests directory,Unable to locate metadata directory
-  - error [bundle-missing-manifests-dir]: Unable to locate manifests directory
-  - error [bundle-missing-metadata-dir]: Unable to locate metadata directory
+        "error[bundle-missing-manifests-dir]: Unable to locate manifests directory
+error[bundle-missing-metadata-dir]: Unable to locate metadata directory
+Error: Bundle validation errors: 2 errors
 "
     );
 }
@@ -77,19 +77,19 @@ fn bundle_validate_json_output() {
       "rule": "dependency-gvk-invalid",
       "severity": "error",
       "message": "API Group is empty",
-      "file": "metadata/dependencies.yaml"
+      "file": "bundle/metadata/dependencies.yaml"
     },
     {
       "rule": "dependency-gvk-invalid",
       "severity": "error",
       "message": "API Version is empty",
-      "file": "metadata/dependencies.yaml"
+      "file": "bundle/metadata/dependencies.yaml"
     },
     {
       "rule": "dependency-gvk-invalid",
       "severity": "error",
       "message": "API Kind is empty",
-      "file": "metadata/dependencies.yaml"
+      "file": "bundle/metadata/dependencies.yaml"
     }
   ]
 }
@@ -118,12 +118,12 @@ fn bundle_validate_warnings_never_fail() {
         .success();
     assert_eq!(
         out.stderr,
-        format!("warning: [dependency-constraint-ambiguous] metadata/dependencies.yaml: The constraint sets more than one of cel, package, gvk, all, any, not (package, gvk); OLM evaluates only one\n{SUCCESS}")
+        format!("bundle/metadata/dependencies.yaml: warning[dependency-constraint-ambiguous]: The constraint sets more than one of cel, package, gvk, all, any, not (package, gvk); OLM evaluates only one\n{SUCCESS}")
     );
 }
 
 #[test]
-fn bundle_validate_warnings_follow_errors_after_a_blank_line() {
+fn bundle_validate_warnings_are_counted_beside_errors() {
     let out = Test::new()
         .copy(
             "testdata/rules/dependency-constraint-ambiguous/invalid-package-and-gvk",
@@ -132,9 +132,13 @@ fn bundle_validate_warnings_follow_errors_after_a_blank_line() {
         .file("bundle/metadata/annotations.yaml", "annotations: {}\n")
         .args(["bundle", "validate", "bundle"])
         .run()
-        .failure(&["Error: Bundle validation errors: Missing annotation"]);
+        .failure(&[
+            "bundle/metadata/annotations.yaml: error[annotations-missing]: Missing annotation \"operators.operatorframework.io.bundle.package.v1\"\n",
+            "bundle/metadata/dependencies.yaml: warning[dependency-constraint-ambiguous]: The constraint sets more than one of cel, package, gvk, all, any, not (package, gvk); OLM evaluates only one\n",
+        ]);
     assert!(
-        out.stderr.ends_with("metadata/annotations.yaml: Missing annotation \"operators.operatorframework.io.bundle.package.v1\"\n\n  - warning [dependency-constraint-ambiguous] metadata/dependencies.yaml: The constraint sets more than one of cel, package, gvk, all, any, not (package, gvk); OLM evaluates only one\n"),
+        out.stderr
+            .ends_with("\nError: Bundle validation errors: 7 errors, 1 warning\n"),
         "{}",
         out.stderr
     );
@@ -183,7 +187,7 @@ fn bundle_validate_usage_errors() {
         ),
         (
             &["--output-format", "yaml"],
-            "Error: invalid --output-format value \"yaml\": must be one of [text, json]\n",
+            "Error: invalid --output-format value \"yaml\": must be one of [text, json, sarif]\n",
         ),
         (
             &["-t", "bundle"],
@@ -223,7 +227,7 @@ fn bundle_validate_usage_errors() {
 }
 
 #[test]
-fn bundle_validate_multi_line_messages_stay_in_their_list_item() {
+fn bundle_validate_multi_line_messages_stay_with_their_finding() {
     let out = Test::new()
         .copy(
             "testdata/rules/dependency-constraint-cel-invalid/invalid-syntax-error",
@@ -231,12 +235,13 @@ fn bundle_validate_multi_line_messages_stay_in_their_list_item() {
         )
         .args(["bundle", "validate", "bundle"])
         .run()
-        .failure(&["Error: Bundle validation errors: Invalid CEL expression: "]);
-    let item = out.stderr.split("\n  - ").nth(1).expect("a list item");
-    assert!(item.starts_with("error [dependency-constraint-cel-invalid] metadata/dependencies.yaml: Invalid CEL expression: "));
+        .failure(&["Error: Bundle validation errors: 1 error"]);
+    let (finding, summary) = out.stderr.rsplit_once("Error: ").unwrap();
+    assert_eq!(summary, "Bundle validation errors: 1 error\n");
+    assert!(finding.starts_with("bundle/metadata/dependencies.yaml: error[dependency-constraint-cel-invalid]: Invalid CEL expression: "));
     assert!(
-        item.lines().skip(1).all(|line| line.starts_with("    ")),
-        "{item}"
+        finding.lines().skip(1).all(|line| line.starts_with("    ")),
+        "{finding}"
     );
 }
 

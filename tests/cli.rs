@@ -35,6 +35,13 @@ fn help_for_every_command() {
     }
 }
 
+/// `opm validate`'s flags: upstream's `-o`, then ours.
+const VALIDATE_FLAGS: &str = "  -o, --output <OUTPUT>  Output format: json|yaml (upstream's result) or sarif (every finding); without it, one line per finding (FILE:LINE:COL: severity[rule]: message)
+      --list-rules       Print every rule (id, severity, summary) and exit
+      --explain <RULE>   Print what a rule checks and exit
+  -h, --help             help for validate
+";
+
 #[test]
 fn validate_help_is_cobra_like() {
     let out = Test::new().args(["validate", "-h"]).run().success();
@@ -47,9 +54,7 @@ Usage:
   opm validate <directory> [flags]
 
 Flags:
-  -o, --output <OUTPUT>  Output format for validation results (json|yaml); without it, problems are printed as an error
-  -h, --help             help for validate
-
+{VALIDATE_FLAGS}
 {GLOBAL_FLAGS}"
         )
     );
@@ -182,7 +187,7 @@ fn completion_scripts() {
     for values in [
         "\"json yaml\"",
         "\"yaml json\"",
-        "\"text json\"",
+        "\"text json sarif\"",
         "\"docker podman buildah none\"",
         "\"none docker podman\"",
         "\"registry+v1 registry+v2 plain+v0\"",
@@ -203,9 +208,7 @@ fn usage_after_argument_errors() {
   opm validate <directory> [flags]
 
 Flags:
-  -o, --output <OUTPUT>  Output format for validation results (json|yaml); without it, problems are printed as an error
-  -h, --help             help for validate
-
+{VALIDATE_FLAGS}
 {GLOBAL_FLAGS}"
     );
     for (args, message) in [

@@ -325,7 +325,8 @@ fn the_seeds_bundle_yaml_as_written_repeats_a_key() {
         let (code, stdout, stderr) = opm(work.path(), args);
         assert_eq!(code, 1, "{args:?}: {stderr}");
         assert!(
-            stderr.contains("metadata/bundle.yaml: line 36: key \"version\" already set on line 3"),
+            stderr.contains("metadata/bundle.yaml: line 36: key \"version\" already set on line 3")
+                || stderr.contains("metadata/bundle.yaml:36:1: error[bundle-yaml-duplicate-key]: line 36: key \"version\" already set on line 3"),
             "{args:?}: {stderr}"
         );
         if args[0] != "render" {
@@ -400,10 +401,10 @@ fn broken_registry_v2_bundles_report_every_problem_with_its_file() {
     ] {
         assert!(rules.contains(&rule), "{rule} in {found:?}");
     }
-    assert!(found.contains(&("manifests-not-flat".into(), "manifests/nested".into())));
+    assert!(found.contains(&("manifests-not-flat".into(), "b/manifests/nested".into())));
     assert!(found.contains(&(
         "bundle-yaml-field-invalid".into(),
-        "metadata/bundle.yaml".into()
+        "b/metadata/bundle.yaml".into()
     )));
 
     // An API description needs its CRD; bundle.yaml itself is required.
@@ -414,13 +415,13 @@ fn broken_registry_v2_bundles_report_every_problem_with_its_file() {
         )
         .args(["bundle", "validate", "b"])
         .run()
-        .failure(&["[bundle-api-without-crd] metadata/bundle.yaml: apis[0]: no CustomResourceDefinition in manifests/ serves example.com/v1 \"Widget\""]);
+        .failure(&["b/metadata/bundle.yaml: error[bundle-api-without-crd]: apis[0]: no CustomResourceDefinition in manifests/ serves example.com/v1 \"Widget\""]);
     Test::new()
         .file("b/manifests/deployment.yaml", DEPLOYMENT)
         .file("b/metadata/annotations.yaml", V2_ANNOTATIONS)
         .args(["bundle", "validate", "b"])
         .run()
-        .failure(&["[bundle-yaml-missing] metadata/bundle.yaml: not found"]);
+        .failure(&["b/metadata/bundle.yaml: error[bundle-yaml-missing]: not found"]);
     // A registry+v2 label on a bundle with a CSV is still upstream's mismatch.
     Test::new()
         .copy("testdata/rules/annotations-missing/valid-all-labels", "b")
@@ -480,23 +481,23 @@ fn plain_bundles_init_validate_list_render_and_build() {
 #[test]
 fn plain_bundles_refuse_what_kubectl_cannot_apply() {
     let cases: &[(&str, &str, &str)] = &[
-        ("nested", "manifests/sub/cm.yaml", "manifests/sub: is a directory; manifests/ must be flat"),
+        ("nested", "manifests/sub/cm.yaml", "manifests/sub: error[manifests-not-flat]: is a directory; manifests/ must be flat"),
         (
             "old-api",
             "manifests/psp.yaml",
-            "manifests/psp.yaml, document 1: policy/v1beta1 PodSecurityPolicy was removed in Kubernetes 1.25",
+            "manifests/psp.yaml:1:1: error[plain-manifest-api-removed]: policy/v1beta1 PodSecurityPolicy was removed in Kubernetes 1.25",
         ),
         (
             "no-kind",
             "manifests/x.yaml",
-            "manifests/x.yaml, document 1: not a Kubernetes object: kind is missing or not a string",
+            "manifests/x.yaml:1:1: error[manifest-not-objects]: not a Kubernetes object: kind is missing or not a string",
         ),
         ("empty", "manifests/.keep", "manifests/: holds no Kubernetes object"),
         ("bad-name", "manifests/cm.yaml", "metadata.name"),
         (
             "no-containers",
             "manifests/d.yaml",
-            "manifests/d.yaml, document 1: spec.template.spec.containers: Required value",
+            "manifests/d.yaml:1:1: error[object-metadata-invalid]: spec.template.spec.containers: Required value",
         ),
     ];
     for (name, file, fragment) in cases {

@@ -3,6 +3,7 @@
 
 mod util;
 
+mod authoring;
 mod bundle_build;
 
 mod bundle_generate;
@@ -13,7 +14,9 @@ mod bundle_validate;
 mod cli;
 mod corpus;
 mod csvless;
+mod diagnostics;
 mod dockerfile;
+mod fuzz;
 mod hints;
 mod hostile_files;
 mod image;
@@ -25,4 +28,5 @@ mod malformed;
 mod registry_hostile;
 mod related_images;
 mod render;
+mod serve;
 mod validate;

@@ -14,7 +14,7 @@ fn bad(file: &str, contents: &str, fragments: &[&str]) {
             .run()
             .failure(fragments);
         assert!(
-            out.stderr.contains(&format!("in {file}")),
+            out.stderr.contains(&format!("{file}:")),
             "{command}: stderr does not name {file}:\n{}",
             out.stderr
         );
@@ -120,7 +120,10 @@ fn every_bad_file_is_reported() {
         .file("catalog/b.json", "[]")
         .args(["render", "catalog"])
         .run()
-        .failure(&["in catalog/a.yaml", "in catalog/b.json"]);
+        .failure(&[
+            "catalog/a.yaml:2:1: error[catalog-document-invalid]",
+            "catalog/b.json:1:1: error[catalog-blob-invalid]",
+        ]);
     assert_eq!(out.stdout, "");
 }
 

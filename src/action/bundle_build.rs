@@ -208,8 +208,17 @@ impl BuildBundle {
                 labels.insert(MEDIATYPE_LABEL.to_string(), value);
             }
         }
-        let report =
-            (!self.skip_validation).then(|| validate_bundle_dir(view.path(), &Options::default()));
+        // Findings name the files where the user has them: in the bundle directory.
+        let shown_as = generated.metadata_dir.parent().map(|dir| {
+            dir.strip_prefix(&generate.working_dir)
+                .unwrap_or(dir)
+                .to_path_buf()
+        });
+        let report = (!self.skip_validation).then(|| {
+            let mut report = validate_bundle_dir(view.path(), &Options::default());
+            report.locate(view.path(), shown_as.as_deref());
+            report
+        });
         Ok(Prepared {
             generated,
             report,

@@ -114,3 +114,163 @@ mod tests {
         );
     }
 }
+
+/// `opm migrate REF OUTDIR`: a catalog rewritten as one file per package
+/// (`OUTDIR/<package>/catalog.<ext>`) plus `OUTDIR/catalog.<ext>` for other
+/// blobs without a package; deprecations and other blobs are kept. The
+/// tree is written beside OUTDIR and moved into place: nothing appears in
+/// OUTDIR on failure, and nothing there is replaced.
+#[derive(Debug, Clone)]
+pub struct Migrate {
+    pub catalog: String,
+    pub output_dir: std::path::PathBuf,
+    pub migrations: MigrationLevel,
+    pub format: crate::declcfg::write::Format,
+    pub pull: crate::image::PullOptions,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    #[error("output dir {} must be empty", crate::encoding::json::go_quote(&.0.display().to_string()))]
+    NotEmpty(std::path::PathBuf),
+    #[error("open {}: {}", .path.display(), crate::fsutil::io_message(.source))]
+    ReadOutput {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("render catalog image")]
+    Render(#[source] super::render::RenderError),
+    #[error("invalid package name {}: must be a single local path element", crate::encoding::json::go_quote(.0))]
+    PackageName(String),
+    #[error("write {}: {}", .path.display(), crate::fsutil::io_message(.source))]
+    Write {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("write {}: {}", .0.path.display(), crate::fsutil::io_message(&.0.source))]
+    Stage(crate::fsutil::StageError),
+}
+
+/// Whether a package name is a path inside the output directory (Go's
+/// `filepath.IsLocal`).
+fn is_local(name: &str) -> bool {
+    if name.is_empty() || name.starts_with('/') || name.contains('\0') {
+        return false;
+    }
+    let mut depth = 0i64;
+    for part in name.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    true
+}
+
+impl Migrate {
+    /// Renders the catalog and writes the tree.
+    ///
+    /// # Errors
+    /// A non-empty output directory, a catalog that cannot be rendered, or
+    /// a write that fails (nothing is left in the output directory then).
+    pub fn run(&self) -> Result<Vec<std::path::PathBuf>, MigrateError> {
+        use crate::declcfg::write::{sorted_blobs, write_blobs, Format};
+        match std::fs::read_dir(&self.output_dir) {
+            Ok(mut entries) => {
+                if entries.next().is_some() {
+                    return Err(MigrateError::NotEmpty(self.output_dir.clone()));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(MigrateError::ReadOutput {
+                    path: self.output_dir.clone(),
+                    source,
+                })
+            }
+        }
+        let rendered = super::catalog::load(
+            std::slice::from_ref(&self.catalog),
+            self.migrations,
+            &self.pull,
+        )
+        .map_err(MigrateError::Render)?;
+        let extension = match self.format {
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+        };
+        // Group by package (upstream's `configsByPackage`).
+        let mut packages: std::collections::BTreeMap<String, DeclarativeConfig> =
+            std::collections::BTreeMap::new();
+        let mut root = DeclarativeConfig::default();
+        let config = rendered.config;
+        for blob in config.into_blobs() {
+            let package = blob.package_name().to_string();
+            match blob {
+                crate::declcfg::Blob::Other(meta) if package.is_empty() => root.others.push(meta),
+                _ if package.is_empty() => {}
+                blob => packages.entry(package).or_default().push(blob),
+            }
+        }
+        for name in packages.keys() {
+            if !is_local(name) {
+                return Err(MigrateError::PackageName(name.clone()));
+            }
+        }
+        let staged =
+            crate::fsutil::StagedDir::new(&self.output_dir).map_err(MigrateError::Stage)?;
+        let write = |config: DeclarativeConfig, relative: std::path::PathBuf| {
+            let path = staged.path().join(&relative);
+            let shown = self.output_dir.join(&relative);
+            let fail = |source| MigrateError::Write {
+                path: shown.clone(),
+                source,
+            };
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(fail)?;
+            }
+            let mut text = String::new();
+            write_blobs(
+                sorted_blobs(config),
+                self.format,
+                &|blob, cache| super::render::Render::prepare(blob, cache),
+                |chunk| {
+                    text.push_str(chunk);
+                    Ok(())
+                },
+            )
+            .map_err(MigrateError::Render)?;
+            std::fs::write(&path, text).map_err(fail)
+        };
+        for (name, config) in packages {
+            write(
+                config,
+                std::path::Path::new(&name).join(format!("catalog.{extension}")),
+            )?;
+        }
+        if !root.others.is_empty() {
+            write(
+                root,
+                std::path::PathBuf::from(format!("catalog.{extension}")),
+            )?;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            // The staging directory is private; the output gets the usual 0777 & ~umask.
+            let mode = crate::fsutil::new_file_mode(0o777);
+            std::fs::set_permissions(staged.path(), std::fs::Permissions::from_mode(mode))
+                .map_err(|source| MigrateError::Write {
+                    path: self.output_dir.clone(),
+                    source,
+                })?;
+        }
+        staged.commit().map_err(MigrateError::Stage)
+    }
+}

@@ -22,6 +22,20 @@ pub struct Render {
     pub image_ref_template: Option<ImageRefTemplate>,
     /// How to pull image references.
     pub pull: PullOptions,
+    /// Which kinds of reference may be rendered.
+    pub allowed: Allowed,
+}
+
+/// The kinds of reference a command accepts (upstream's `AllowedRefMask`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Allowed {
+    /// Catalogs and bundles, directories and images.
+    #[default]
+    Any,
+    /// Catalog directories and images (`list`, `render-graph`, `migrate`).
+    Catalogs,
+    /// Bundle images, and (ours) bundle directories and local images (templates).
+    Bundles,
 }
 
 /// A rendered catalog, and the unpacked images it may still read from.
@@ -56,33 +70,9 @@ pub enum RenderError {
     },
     #[error("render reference {}: {message}", go_quote(.reference))]
     Reference { reference: String, message: String },
-}
-
-impl RenderError {
-    /// Where each failing file is, for the lines after the message.
-    pub fn locations(&self) -> Vec<String> {
-        match self {
-            RenderError::Load { source, .. } => source
-                .errors
-                .iter()
-                .map(crate::declcfg::load::FileError::location)
-                .collect(),
-            RenderError::Reference { .. } | RenderError::Image { .. } => Vec::new(),
-        }
-    }
-
-    /// Further failing files, beyond the first (upstream stops at one).
-    pub fn further(&self) -> Vec<String> {
-        match self {
-            RenderError::Load { reference, source } => source
-                .errors
-                .iter()
-                .skip(1)
-                .map(|e| format!("render reference {}: {}", go_quote(reference), e.message))
-                .collect(),
-            RenderError::Reference { .. } | RenderError::Image { .. } => Vec::new(),
-        }
-    }
+    /// The reference is of a kind the command does not accept.
+    #[error("render reference {}: {message}: not allowed", go_quote(.reference))]
+    NotAllowed { reference: String, message: String },
 }
 
 /// The kind of thing a reference names (upstream HEAD's classification).
@@ -99,6 +89,7 @@ pub fn classify(reference: &str) -> RefKind {
     match std::fs::metadata(path) {
         Err(_) => RefKind::Image,
         Ok(meta) if !meta.is_dir() => RefKind::NotADirectory,
+        Ok(_) if crate::image::source::is_layout_dir(path) => RefKind::Image,
         Ok(_) => {
             if path.join("manifests").is_dir() && path.join("metadata").is_dir() {
                 RefKind::BundleDir
@@ -143,7 +134,26 @@ impl Render {
             reference: reference.to_string(),
             message,
         };
-        match classify(reference) {
+        let refuse = |message: String| RenderError::NotAllowed {
+            reference: reference.to_string(),
+            message,
+        };
+        let kind = classify(reference);
+        match (kind, self.allowed) {
+            (RefKind::BundleDir, Allowed::Catalogs) => {
+                return Err(refuse(format!(
+                    "cannot render bundle directory {}",
+                    go_quote(reference)
+                )))
+            }
+            (RefKind::CatalogDir, Allowed::Bundles) => {
+                return Err(refuse(
+                    "cannot render declarative config directory".to_string(),
+                ))
+            }
+            _ => {}
+        }
+        match kind {
             RefKind::CatalogDir => load_dir_counted(
                 Path::new(reference),
                 reference,
@@ -154,8 +164,8 @@ impl Render {
                 reference: reference.to_string(),
                 source,
             }),
-            RefKind::NotADirectory => Err(fail(format!(
-                "ref {} is not a directory: not allowed",
+            RefKind::NotADirectory => Err(refuse(format!(
+                "ref {} is not a directory",
                 go_quote(reference)
             ))),
             RefKind::BundleDir => {
@@ -183,12 +193,24 @@ impl Render {
             reference: reference.to_string(),
             source: Box::new(source),
         };
-        let image = crate::image::remote::pull(reference, &self.pull)
+        let source =
+            crate::image::source::Source::of(reference).map_err(|e| fail(e.to_string()))?;
+        let image = crate::image::source::pull_source(&source, reference, &self.pull)
             .map_err(|e| image_error(UnpackImageError::Pull(e)))?;
         let quoted = go_quote(reference);
+        let refuse = |message: &str| RenderError::NotAllowed {
+            reference: reference.to_string(),
+            message: message.to_string(),
+        };
         let kind = if image.labels.contains_key(LABEL_CONFIGS) {
+            if self.allowed == Allowed::Bundles {
+                return Err(refuse("cannot render declarative config image"));
+            }
             LABEL_CONFIGS
         } else if image.labels.contains_key(LABEL_PACKAGE) {
+            if self.allowed == Allowed::Catalogs {
+                return Err(refuse("cannot render bundle image"));
+            }
             LABEL_PACKAGE
         } else if image.labels.contains_key(LABEL_DATABASE) {
             return Err(fail(format!(
@@ -233,7 +255,17 @@ impl Render {
         }
         let parsed =
             crate::bundle::parse_bundle_dir(dir.path()).map_err(|e| fail(e.to_string()))?;
-        let bundle = parsed.render(reference).map_err(|e| fail(e.to_string()))?;
+        let bundle = match source {
+            // A local image renders like the bundle directory it holds: its
+            // reference is no pull spec.
+            crate::image::source::Source::Layout { .. }
+            | crate::image::source::Source::Archive(_) => {
+                self.render_parsed(&parsed, reference).map_err(fail)?
+            }
+            crate::image::source::Source::Registry(_) => {
+                parsed.render(reference).map_err(|e| fail(e.to_string()))?
+            }
+        };
         let mut config = DeclarativeConfig::default();
         config.bundles.push(bundle);
         Ok(config)
@@ -254,6 +286,14 @@ impl Render {
         let Blob::Bundle(bundle) = blob else {
             return Ok(());
         };
+        Render::restore_objects(bundle, cache)
+    }
+
+    /// Brings back a deferred bundle's objects (nothing to do for others).
+    pub fn restore_objects(
+        bundle: &mut Bundle,
+        cache: &mut DocumentCache,
+    ) -> Result<(), RenderError> {
         let Some(deferred) = bundle.deferred.take() else {
             return Ok(());
         };
@@ -269,6 +309,16 @@ impl Render {
     fn render_bundle_dir(&self, reference: &str) -> Result<Bundle, String> {
         let parsed =
             crate::bundle::parse_bundle_dir(Path::new(reference)).map_err(|e| e.to_string())?;
+        self.render_parsed(&parsed, reference)
+    }
+
+    /// A bundle read from a directory: no image, unless
+    /// `--alpha-image-ref-template` makes one.
+    fn render_parsed(
+        &self,
+        parsed: &crate::bundle::ParsedBundle,
+        reference: &str,
+    ) -> Result<Bundle, String> {
         let image = match &self.image_ref_template {
             None => String::new(),
             Some(template) => parsed

@@ -33,7 +33,7 @@ pub fn unpack_bundle_image(
     match builder {
         "docker" | "podman" => unpack_with_tool(builder, reference, pull, dir.path())?,
         _ => {
-            let image = remote::pull(reference, pull)?;
+            let image = crate::image::source::pull(reference, pull)?;
             image
                 .unpack(dir.path(), &unpack::Limits::default())
                 .map_err(|source| UnpackImageError::Unpack {

@@ -214,7 +214,7 @@ pub struct BundleValidateArgs {
     /// Specifies optional validations to be run. One or more of: [operatorhub, bundle-objects, good-practices]
     #[arg(short = 'o', long, default_value = "")]
     pub optional_validators: String,
-    /// Format of the findings: text (on stderr, upstream's error first) or json (on stdout)
+    /// Format of the findings: text (on stderr, one line per finding), json or sarif (on stdout)
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
     pub output_format: FindingsFormat,
 }
@@ -224,6 +224,7 @@ pub struct BundleValidateArgs {
 pub enum FindingsFormat {
     Text,
     Json,
+    Sarif,
 }
 
 #[derive(Debug, Args)]

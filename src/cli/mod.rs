@@ -8,7 +8,9 @@
 //! `override_usage` holds its arguments part), Flags and Global Flags
 //! sections, no empty defaults.
 
+pub mod authoring;
 pub mod bundle;
+pub mod serve;
 
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{ArgAction, Args, CommandFactory as _, Parser, Subcommand};
@@ -85,6 +87,11 @@ catalog images, file-based catalog directories, bundle images, and bundle direct
     Generate(GenerateArgs),
     /// Generate an olm.package declarative config blob
     Init(InitArgs),
+    /// serve declarative configs
+    #[command(long_about = serve::SERVE_LONG)]
+    Serve(serve::ServeArgs),
+    /// Migrate a file-based catalog to a new file-based catalog applying optional migrations
+    Migrate(authoring::MigrateArgs),
     /// Print the opm version
     Version(VersionArgs),
     /// Generate the autocompletion script for the specified shell
@@ -139,9 +146,16 @@ pub struct ValidateArgs {
     /// Directory of the file-based catalog
     #[arg(value_name = "DIRECTORY")]
     pub dirs: Vec<String>,
-    /// Output format for validation results (json|yaml); without it, problems are printed as an error
-    #[arg(short, long, default_value = "", value_parser = OneOf(JSON_YAML))]
+    /// Output format: json|yaml (upstream's result) or sarif (every finding); without it,
+    /// one line per finding (FILE:LINE:COL: severity[rule]: message)
+    #[arg(short, long, default_value = "", value_parser = OneOf(&["json", "yaml", "sarif"]))]
     pub output: String,
+    /// Print every rule (id, severity, summary) and exit
+    #[arg(long)]
+    pub list_rules: bool,
+    /// Print what a rule checks and exit
+    #[arg(long, value_name = "RULE")]
+    pub explain: Option<String>,
 }
 
 /// The `-o` values of `render`, `validate` and `init`.
@@ -162,6 +176,22 @@ pub enum AlphaCommand {
         long_about = "Generate operator bundle metadata and build bundle image."
     )]
     Bundle(bundle::BundleArgs),
+    /// List contents of an index
+    #[command(long_about = "The list subcommands print the contents of an index.
+
+NOTE: This is meant to be used for convenience and human-readability only. The
+CLI and output format are subject to change, so it is not recommended to depend
+on the output in any programs or scripts. Use the \"render\" subcommand (or -o json)
+to do more complex processing and automation.")]
+    List(authoring::ListArgs),
+    /// Generate mermaid-formatted view of upgrade graph of operators in an index
+    RenderGraph(authoring::RenderGraphArgs),
+    /// Render a catalog template (auto-detects type from schema if TYPE not specified)
+    RenderTemplate(authoring::RenderTemplateArgs),
+    /// Convert existing FBC to a supported template type
+    ConvertTemplate(authoring::ConvertTemplateArgs),
+    /// Show what changed between two catalogs
+    Diff(authoring::DiffArgs),
 }
 
 #[derive(Debug, Args)]

@@ -125,11 +125,8 @@ pub(super) fn run(
         .prepare(&mut progress)
         .map_err(|error| super::bundle_generate::hint_bundle_root(error, &directory_given))?;
     if let Some(report) = &prepared.report {
-        super::bundle_validate::print_text(report);
-        if !report.passed() {
-            // Dropping `prepared` leaves every file as it was.
-            return Ok(ExitStatus::Failure);
-        }
+        // A failure leaves every file as it was (dropping `prepared` undoes the staging).
+        super::bundle_validate::print_text(report)?;
     }
     // A daemonless build prints its image's manifest digest (for scripts).
     let built = prepared
@@ -200,10 +197,16 @@ fn destination_of(destination: &str, tag: Option<String>) -> anyhow::Result<Dest
         });
     }
     if let Some(dir) = destination.strip_prefix("oci://") {
-        return Ok(Destination::Layout {
-            dir: PathBuf::from(nonempty(dir)?),
-            tag: tag.unwrap_or_else(|| "latest".to_string()),
-        });
+        // `oci://DIR:TAG` names the tag inside the layout `DIR`.
+        let (dir, named) = crate::image::source::split_layout(&nonempty(dir)?);
+        let tag = match (named, tag) {
+            (Some(_), Some(_)) => {
+                bail!("give the tag either as {destination} or with --tag, not both")
+            }
+            (Some(named), None) => named,
+            (None, tag) => tag.unwrap_or_else(|| "latest".to_string()),
+        };
+        return Ok(Destination::Layout { dir, tag });
     }
     if let Some(reference) = destination.strip_prefix("image://") {
         let reference = nonempty(reference)?;

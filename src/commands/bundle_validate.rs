@@ -8,10 +8,10 @@
 //! `All validation tests have been completed successfully`. JSON output goes
 //! to stdout. Exit 1 when there is an error.
 
-use crate::bundle::validate::{validate_bundle_dir, BundleReport, Finding, Optional, Options};
+use crate::bundle::validate::{validate_bundle_dir, BundleReport, Optional, Options};
 use crate::cli::bundle::{BundleValidateArgs, FindingsFormat};
 use crate::ExitStatus;
-use serde::Serialize;
+use anyhow::bail;
 
 pub(super) fn run(
     args: BundleValidateArgs,
@@ -26,7 +26,6 @@ pub(super) fn run(
     } = args;
     super::check_image_builder(&image_builder)?;
     let optional = Optional::parse_list(&optional_validators).map_err(super::usage)?;
-    let json = output_format == FindingsFormat::Json;
     let target: Vec<String> = target.into_iter().filter(|t| !t.is_empty()).collect();
     let target =
         match (target.as_slice(), tag.filter(|t| !t.is_empty())) {
@@ -48,16 +47,24 @@ pub(super) fn run(
             }
         };
     let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
-    let report = validate_bundle_dir(bundle.path(), &Options { optional });
-    if json {
-        let mut text = serde_json::to_string_pretty(&JsonReport {
-            passed: report.passed(),
-            findings: &report.findings,
-        })?;
+    let mut report = validate_bundle_dir(bundle.path(), &Options { optional });
+    report.locate(bundle.path(), bundle.shown_as());
+    if output_format == FindingsFormat::Sarif {
+        let log = crate::diag::sarif::log(&report.findings, crate::bundle::validate::rules::ALL);
+        let mut text = serde_json::to_string_pretty(&log)?;
+        text.push('\n');
+        crate::output::stdout(text.as_bytes())?;
+    } else if output_format == FindingsFormat::Json {
+        let findings: Vec<serde_json::Value> =
+            report.findings.iter().map(|f| f.to_json()).collect();
+        let mut text = serde_json::to_string_pretty(&serde_json::json!({
+            "passed": report.passed(),
+            "findings": findings,
+        }))?;
         text.push('\n');
         crate::output::stdout(text.as_bytes())?;
     } else {
-        print_text(&report);
+        print_text(&report)?;
     }
     Ok(if report.passed() {
         ExitStatus::Success
@@ -66,59 +73,25 @@ pub(super) fn run(
     })
 }
 
-#[derive(Serialize)]
-struct JsonReport<'a> {
-    passed: bool,
-    findings: &'a [Finding],
-}
-
-/// Prints a report as `opm bundle validate` does (also used by `bundle build`).
-pub(super) fn print_text(report: &BundleReport) {
-    match report.message() {
-        Some(message) => {
-            let mut text = message;
-            for finding in report.errors() {
-                text.push_str("\n  - ");
-                text.push_str(&describe(finding, true));
-            }
-            let mut warnings = report.warnings().peekable();
-            if warnings.peek().is_some() {
-                text.push('\n');
-            }
-            for finding in warnings {
-                text.push_str("\n  - ");
-                text.push_str(&describe(finding, true));
-            }
-            crate::output::error(&text);
-        }
-        None => {
-            for finding in report.warnings() {
-                crate::output::warning(&describe(finding, false));
-            }
-            crate::output::info("All validation tests have been completed successfully");
-        }
+/// Prints a report as `opm bundle validate` does (also used by `bundle build`): one line per
+/// finding (`FILE:LINE:COL: severity[rule]: message`), in check order, then upstream's
+/// success line, or a summary as the error.
+pub(super) fn print_text(report: &BundleReport) -> anyhow::Result<()> {
+    for finding in &report.findings {
+        crate::output::info(&finding.line());
     }
-}
-
-/// `[<severity> ][<rule>] <file>: <message>`.
-fn describe(finding: &Finding, with_severity: bool) -> String {
-    let severity = match (with_severity, finding.severity) {
-        (false, _) => "",
-        (true, crate::bundle::validate::Severity::Error) => "error ",
-        (true, crate::bundle::validate::Severity::Warning) => "warning ",
+    let count = |n: usize, what: &str| match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
     };
-    // Continuation lines of multi-line messages (CEL diagnostics) stay
-    // inside the list item.
-    let message = finding.message.replace('\n', "\n    ");
-    match &finding.file {
-        // Messages that start with their location are not prefixed again.
-        Some(file)
-            if message.starts_with(&format!("{file}:"))
-                || message.starts_with(&format!("{file},")) =>
-        {
-            format!("{severity}[{}] {message}", finding.rule)
-        }
-        Some(file) => format!("{severity}[{}] {file}: {message}", finding.rule),
-        None => format!("{severity}[{}]: {message}", finding.rule),
+    let (errors, warnings) = (report.errors().count(), report.warnings().count());
+    if errors == 0 {
+        crate::output::info("All validation tests have been completed successfully");
+        return Ok(());
     }
+    let mut summary = format!("Bundle validation errors: {}", count(errors, "error"));
+    if warnings > 0 {
+        summary.push_str(&format!(", {}", count(warnings, "warning")));
+    }
+    bail!(summary)
 }

@@ -8,11 +8,18 @@ mod bundle_init;
 mod bundle_list;
 mod bundle_unpack;
 mod bundle_validate;
+mod convert_template;
+mod diff;
 mod dockerfile;
 mod init;
+mod list;
+mod migrate;
 mod progress;
 pub(crate) mod removed;
 mod render;
+mod render_graph;
+mod render_template;
+mod serve;
 pub(crate) mod usage;
 mod validate;
 
@@ -42,12 +49,18 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
             check_transport_flags(&global)?;
             bundle::run(args, "opm bundle", &global)
         }
-        Command::Alpha(crate::cli::AlphaArgs {
-            command: AlphaCommand::Bundle(args),
-        }) => {
-            check_transport_flags(&global)?;
-            bundle::run(args, "opm alpha bundle", &global)
-        }
+        Command::Alpha(crate::cli::AlphaArgs { command }) => match command {
+            AlphaCommand::Bundle(args) => {
+                check_transport_flags(&global)?;
+                bundle::run(args, "opm alpha bundle", &global)
+            }
+            AlphaCommand::List(args) => list::run(args.command, &global),
+            AlphaCommand::RenderGraph(args) => render_graph::run(args, &global),
+            AlphaCommand::RenderTemplate(args) => render_template::run(args, &global),
+            AlphaCommand::ConvertTemplate(args) => convert_template::run(args.command),
+            AlphaCommand::Diff(args) => diff::run(args, &global),
+        },
+        Command::Migrate(args) => migrate::run(args, &global),
         Command::Render(args) => {
             // Upstream checks these where it builds a registry client.
             check_transport_flags(&global)?;
@@ -58,6 +71,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
             GenerateCommand::Dockerfile(args) => dockerfile::run(args),
         },
         Command::Init(args) => init::run(args),
+        Command::Serve(args) => serve::run(args, &global),
         Command::Version(crate::cli::VersionArgs { output }) => {
             let text = match output {
                 None => version_line(),
@@ -228,6 +242,11 @@ pub(crate) struct BundleDir {
 }
 
 impl BundleDir {
+    /// The directory the user named, when the bundle is one (not an unpacked image).
+    pub(crate) fn shown_as(&self) -> Option<&std::path::Path> {
+        self._unpacked.is_none().then_some(self.dir.as_path())
+    }
+
     pub(crate) fn resolve(
         target: &str,
         image_builder: &str,
@@ -236,12 +255,19 @@ impl BundleDir {
         let image = match target.strip_prefix("image://") {
             Some(reference) => Some(reference.to_string()),
             None => match std::fs::metadata(target) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(target.to_string()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    // A missing local path is an error, not a pull from Docker Hub.
+                    crate::image::source::Source::of(target)?;
+                    Some(target.to_string())
+                }
                 Err(e) => anyhow::bail!("stat {target}: {}", crate::declcfg::load::io_message(&e)),
                 Ok(meta) if !meta.is_dir() => anyhow::bail!(
                     "{} is not a directory",
                     crate::encoding::json::go_quote(target)
                 ),
+                Ok(_) if crate::image::source::is_layout_dir(std::path::Path::new(target)) => {
+                    Some(target.to_string())
+                }
                 Ok(_) => None,
             },
         };

@@ -41,30 +41,16 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         migrations,
         image_ref_template,
         pull: super::pull_options(global)?,
+        allowed: crate::action::render::Allowed::Any,
     };
     let progress = std::sync::Arc::new(crate::declcfg::load::LoadProgress::default());
     let ticker = super::progress::Ticker::start("catalogs".to_string(), progress.clone());
     let rendered = render.run_counted(&progress);
     drop(ticker);
-    let rendered = match rendered {
-        Ok(rendered) => rendered,
-        Err(error) => {
-            let (further, locations) = (error.further(), error.locations());
-            let mut message = crate::diag::error_chain(anyhow::Error::new(error).chain());
-            for further in further {
-                message.push('\n');
-                message.push_str(&further);
-            }
-            for location in locations {
-                message.push_str("\n  in ");
-                message.push_str(&location);
-            }
-            return Err(match hint {
-                Some(hint) => super::with_hint(anyhow::Error::msg(message), hint),
-                None => anyhow::Error::msg(message),
-            });
-        }
-    };
+    let rendered = rendered.map_err(|error| match &hint {
+        Some(hint) => super::with_hint(failure(error), hint.clone()),
+        None => failure(error),
+    })?;
     let blobs = sorted_blobs(rendered.config);
     write_blobs(
         blobs,
@@ -73,6 +59,29 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         |text| crate::output::stdout(text.as_bytes()).map_err(anyhow::Error::from),
     )?;
     Ok(ExitStatus::Success)
+}
+
+/// A render failure as the user sees it. Files that could not be loaded are printed one per
+/// line (`FILE:LINE:COL: error[rule]: render reference "R": message`, upstream's framing of the
+/// message), and the error says how many there were; other failures keep their cause chain.
+pub(super) fn failure(error: crate::action::render::RenderError) -> anyhow::Error {
+    let crate::action::render::RenderError::Load { reference, source } = error else {
+        return anyhow::Error::new(error);
+    };
+    let framing = format!("render reference {}", crate::diag::go_quote(&reference));
+    let mut diagnostics: Vec<_> = source.errors.iter().map(|e| e.diagnostic()).collect();
+    crate::diag::resolve_positions(diagnostics.iter_mut().filter_map(|d| d.location.as_mut()));
+    for diagnostic in &mut diagnostics {
+        diagnostic.message = format!("{framing}: {}", diagnostic.message);
+        crate::output::info(&diagnostic.line());
+    }
+    anyhow::anyhow!(
+        "{framing}: {} could not be loaded",
+        match diagnostics.len() {
+            1 => "1 file".to_string(),
+            n => format!("{n} files"),
+        }
+    )
 }
 
 /// What to render instead when `reference` is a directory of bundles, or a

@@ -1,13 +1,49 @@
 use crate::cli::ValidateArgs;
 use crate::declcfg::load::{load_dir_counted, BundleObjects};
 use crate::encoding::json::{go_quote, Pretty};
+use crate::validate::Outcome;
 use crate::ExitStatus;
 use anyhow::bail;
 use serde_json::{Map, Value};
 use std::path::Path;
 
 pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
-    let ValidateArgs { dirs, output } = args;
+    let ValidateArgs {
+        dirs,
+        output,
+        list_rules,
+        explain,
+    } = args;
+    if list_rules {
+        let rules = crate::validate::registry::every();
+        let width = rules.iter().map(|rule| rule.id.len()).max().unwrap_or(0);
+        let mut text = String::new();
+        for rule in rules {
+            text.push_str(&format!(
+                "{:<width$}  {:<7}  {}\n",
+                rule.id,
+                rule.severity.to_string(),
+                rule.summary
+            ));
+        }
+        crate::output::stdout(text.as_bytes())?;
+        return Ok(ExitStatus::Success);
+    }
+    if let Some(id) = explain {
+        let rules = crate::validate::registry::every();
+        let Some(rule) = rules.iter().find(|rule| rule.id == id) else {
+            bail!(
+                "unknown rule {} (opm validate --list-rules lists them)",
+                go_quote(&id)
+            );
+        };
+        let text = format!(
+            "{}\nseverity: {}\n\n{}\n\n{}\n",
+            rule.id, rule.severity, rule.summary, rule.details
+        );
+        crate::output::stdout(text.as_bytes())?;
+        return Ok(ExitStatus::Success);
+    }
     let dir = super::exactly_one(&dirs)?;
     match std::fs::metadata(dir) {
         Err(e) => bail!("stat {dir}: {}", crate::declcfg::load::io_message(&e)),
@@ -19,49 +55,45 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let ticker = super::progress::Ticker::start(dir.to_string(), progress.clone());
     let loaded = load_dir_counted(Path::new(dir), dir, BundleObjects::Drop, &progress);
     drop(ticker);
-    let (message, locations) = match loaded {
-        Err(error) => (
-            Some(
-                error
-                    .errors
-                    .iter()
-                    .map(|e| e.message.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-            error.errors.iter().map(|e| e.location()).collect(),
-        ),
-        Ok(config) => {
-            let verdict = crate::validate::validate_catalog(&config);
-            (verdict.message(), verdict.locations())
-        }
-    };
+    let outcome = Outcome::of(loaded);
     match output.as_str() {
-        "" => match message {
-            None => Ok(ExitStatus::Success),
-            Some(mut message) => {
-                for location in locations {
-                    message.push_str("\n  in ");
-                    message.push_str(&location);
-                }
-                Err(match not_a_catalog_hint(dir) {
-                    Some(hint) => super::with_hint(anyhow::Error::msg(message), hint),
-                    None => anyhow::Error::msg(message),
-                })
+        "" => {
+            let shown = outcome.shown(dir);
+            for line in &shown.lines {
+                crate::output::info(line);
             }
-        },
+            match shown.summary {
+                Some(summary) => Err(match not_a_catalog_hint(dir) {
+                    Some(hint) => super::with_hint(anyhow::Error::msg(summary), hint),
+                    None => anyhow::Error::msg(summary),
+                }),
+                None => Ok(ExitStatus::Success),
+            }
+        }
+        "sarif" => {
+            let log =
+                crate::diag::sarif::log(&outcome.findings(), &crate::validate::registry::every());
+            let mut text = serde_json::to_string_pretty(&log)?;
+            text.push('\n');
+            crate::output::stdout(text.as_bytes())?;
+            Ok(if outcome.failed() {
+                ExitStatus::Failure
+            } else {
+                ExitStatus::Success
+            })
+        }
         "json" | "yaml" => {
-            let passed = message.is_none();
+            let message = outcome.message();
             let text = if output == "json" {
                 result_json(message.as_deref())
             } else {
                 result_yaml(message.as_deref())
             };
             crate::output::stdout(text.as_bytes())?;
-            Ok(if passed {
-                ExitStatus::Success
-            } else {
+            Ok(if outcome.failed() {
                 ExitStatus::Failure
+            } else {
+                ExitStatus::Success
             })
         }
         other => Err(super::usage(format!(

@@ -13,6 +13,9 @@ use super::{
 use crate::encoding::{base64, json};
 use serde_json::{Map, Value};
 
+/// The longest object a message quotes whole.
+const MAX_DUMP: usize = 200;
+
 /// A document that is not a valid catalog blob; the message is upstream's.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -76,7 +79,31 @@ fn decode_blob_with(
     let name = meta_string(&map, "name").map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
     if schema.is_empty() {
         let mut text = String::new();
-        json::write_compact(&Value::Object(map), &mut text, true);
+        json::write_compact(&Value::Object(map.clone()), &mut text, true);
+        // Upstream dumps the whole object; a large one (a Kubernetes manifest in a catalog
+        // directory, say) is cut short and named by its kind and name.
+        if text.len() > MAX_DUMP {
+            let field = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or("");
+            let name = map
+                .get("metadata")
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or(field("name"));
+            let mut cut = MAX_DUMP;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let kind = match field("kind") {
+                "" => String::new(),
+                kind => format!("{kind} "),
+            };
+            return Err(DecodeError::new(format!(
+                "object '{}…' ({kind}{}, {} bytes) is missing root schema field",
+                &text[..cut],
+                json::go_quote(name),
+                text.len()
+            )));
+        }
         return Err(DecodeError::new(format!(
             "object '{text}\n' is missing root schema field"
         )));
@@ -167,24 +194,14 @@ fn meta_string(map: &Map<String, Value>, field: &str) -> Result<String, String> 
     };
     match &map[key] {
         Value::String(s) => Ok(s.clone()),
+        // Upstream formats the type with a bool verb (`got %!t(float64=5): 5`); the same
+        // facts, readable: the JSON type, then the value.
         other => Err(format!(
             "expected value for key {} to be a string, got {}: {}",
             json::go_quote(field),
-            go_bad_verb(other),
+            json::type_name(other),
             go_value(other)
         )),
-    }
-}
-
-/// Go's `%t` of a value that is not a bool.
-fn go_bad_verb(value: &Value) -> String {
-    match value {
-        Value::Bool(b) => b.to_string(),
-        Value::Null => "%!t(<nil>)".to_string(),
-        Value::Number(_) => format!("%!t(float64={})", go_value(value)),
-        Value::String(_) => format!("%!t(string={})", go_value(value)),
-        Value::Array(_) => format!("%!t([]interface {{}}={})", go_value(value)),
-        Value::Object(_) => format!("%!t(map[string]interface {{}}={})", go_value(value)),
     }
 }
 
@@ -529,6 +546,23 @@ mod tests {
 
     fn err(value: Value, yaml: bool) -> String {
         decode_blob(value, yaml, None).unwrap_err().message
+    }
+
+    #[test]
+    fn large_objects_without_schema_are_named_not_dumped() {
+        let small = json!({"kind": "ConfigMap", "metadata": {"name": "x"}});
+        assert_eq!(
+            err(small, false),
+            "object '{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}\n' is missing root schema field"
+        );
+        let large = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"}, "data": {"x": "y".repeat(50_000)}});
+        let message = err(large, false);
+        assert!(message.starts_with("object '{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\""));
+        assert!(
+            message.ends_with("…' (ConfigMap \"big\", 50080 bytes) is missing root schema field"),
+            "{message}"
+        );
+        assert!(message.len() < 300);
     }
 
     #[test]

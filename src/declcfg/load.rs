@@ -8,6 +8,7 @@ use super::decode::{decode_blob, decode_blob_again, DecodeError};
 use super::ignore::IndexIgnore;
 use super::{Blob, DeclarativeConfig, Origin};
 use crate::encoding::stream::{decode_documents, Document};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -62,18 +63,67 @@ pub enum BundleObjects {
 /// re-reading them for every few bundles would cost more than the memory.
 const DEFER_MAX_FILE: usize = 64 << 20;
 
+/// A catalog file, or an entry of the catalog directory, that cannot be read.
+pub const FILE_UNREADABLE: &str = "catalog-file-unreadable";
+/// A catalog file that does not split into JSON or YAML documents (a syntax error).
+pub const DOCUMENT_INVALID: &str = "catalog-document-invalid";
+/// A document that is not a valid blob (no schema, wrong field types, bad base64, ...).
+pub const BLOB_INVALID: &str = "catalog-blob-invalid";
+
+/// The rules of load problems.
+pub static RULES: &[crate::diag::Rule] = &[
+    crate::diag::Rule {
+        id: FILE_UNREADABLE,
+        severity: crate::diag::Severity::Error,
+        summary: "a catalog file, or an entry of the catalog directory, cannot be read",
+        details: "A file of the catalog cannot be opened or read: a permission problem, a dangling link, a FIFO, device or socket, a link out of the catalog directory, or a file larger than OPM_MAX_FILE_SIZE. Upstream stops at the first such file; every one is reported.",
+    },
+    crate::diag::Rule {
+        id: DOCUMENT_INVALID,
+        severity: crate::diag::Severity::Error,
+        summary: "a catalog file does not split into JSON or YAML documents",
+        details: "A syntax error in a JSON stream or a YAML document (reported at the exact line and column), a document nested more than 10,000 levels deep, or YAML aliases that expand too far. Messages are upstream's (`json: offset N: ...`, `error converting YAML to JSON: yaml: line N: ...`); go-yaml counts lines from the document, the location from the file.",
+    },
+    crate::diag::Rule {
+        id: BLOB_INVALID,
+        severity: crate::diag::Severity::Error,
+        summary: "a catalog document is not a valid blob",
+        details: "A document that is not an object, has no `schema`, or whose `olm.package`, `olm.channel`, `olm.bundle` or `olm.deprecations` fields have the wrong types, bad base64, or duplicate keys that differ only in case (upstream's `Meta` decoding).",
+    },
+];
+
 /// One problem that stopped a file from loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileError {
+    /// Which kind of problem: [`FILE_UNREADABLE`], [`DOCUMENT_INVALID`] or [`BLOB_INVALID`].
+    pub rule: &'static str,
     /// The file as the user would name it (the root argument joined with the relative path).
     pub path: String,
     /// 0-based index of the failing document, when known.
     pub document: Option<usize>,
+    /// Where in the file, when the parser said (else found from the document when shown).
+    pub position: Option<crate::encoding::locate::Position>,
     /// Upstream's message.
     pub message: String,
 }
 
 impl FileError {
+    /// The problem as a finding of its rule.
+    pub fn diagnostic(&self) -> crate::diag::Diagnostic {
+        let mut location = crate::diag::Location::file(self.path.as_str());
+        location.document = self.document;
+        location.position = self.position;
+        let mut diagnostic = crate::diag::Diagnostic::error(
+            self.rule,
+            crate::diag::Subject::File {
+                path: self.path.clone(),
+            },
+            self.message.clone(),
+        );
+        diagnostic.location = Some(location);
+        diagnostic
+    }
+
     /// Where the problem is, for humans: `catalog/a.yaml, document 2`.
     pub fn location(&self) -> String {
         match self.document {
@@ -94,8 +144,10 @@ impl LoadError {
     fn single(path: String, message: String) -> LoadError {
         LoadError {
             errors: vec![FileError {
+                rule: FILE_UNREADABLE,
                 path,
                 document: None,
+                position: None,
                 message,
             }],
         }
@@ -167,8 +219,9 @@ pub fn parse_file(bytes: &[u8], display: &str) -> Result<Vec<Blob>, FileError> {
     parse_file_with(bytes, display, None, BundleObjects::Keep)
 }
 
-/// Replaces the values of a bundle's `olm.bundle.object` properties by `null`.
-fn strip_objects(blob: &mut Blob) -> bool {
+/// Replaces the values of a bundle's `olm.bundle.object` properties by `null`
+/// (what [`BundleObjects::Drop`] keeps); true when there were any.
+pub fn strip_objects(blob: &mut Blob) -> bool {
     let Blob::Bundle(bundle) = blob else {
         return false;
     };
@@ -188,8 +241,22 @@ fn parse_file_with(
     file: Option<&Arc<Path>>,
     objects: BundleObjects,
 ) -> Result<Vec<Blob>, FileError> {
+    parse_file_spans(bytes, display, file, objects).map(|(blobs, _)| blobs)
+}
+
+/// The byte range of each document of a file, when it is known.
+type Spans = Option<Vec<Range<usize>>>;
+
+/// [`parse_file_with`], also giving the byte range of each document when the
+/// file is a plain stream of JSON values (`None` otherwise).
+fn parse_file_spans(
+    bytes: &[u8],
+    display: &str,
+    file: Option<&Arc<Path>>,
+    objects: BundleObjects,
+) -> Result<(Vec<Blob>, Spans), FileError> {
     let path: Arc<str> = Arc::from(display);
-    if let Some(values) = fast_json_stream(bytes) {
+    if let Some((values, spans)) = fast_json_spans(bytes) {
         let defer = match file {
             Some(file) if objects == BundleObjects::Defer && bytes.len() <= DEFER_MAX_FILE => {
                 Some(file)
@@ -204,8 +271,10 @@ fn parse_file_with(
                 document: index,
             });
             let mut blob = decode_blob(value, false, origin).map_err(|e| FileError {
+                rule: BLOB_INVALID,
                 path: display.to_string(),
                 document: Some(index),
+                position: None,
                 message: e.message,
             })?;
             match (objects, defer) {
@@ -226,11 +295,13 @@ fn parse_file_with(
             }
             blobs.push(blob);
         }
-        return Ok(blobs);
+        return Ok((blobs, Some(spans)));
     }
     let documents = decode_documents(bytes).map_err(|e| FileError {
+        rule: DOCUMENT_INVALID,
         path: display.to_string(),
         document: Some(e.index),
+        position: e.position(bytes),
         message: e.to_string(),
     })?;
     let mut blobs = Vec::with_capacity(documents.len());
@@ -240,8 +311,10 @@ fn parse_file_with(
             document: index,
         });
         let fail = |message: String| FileError {
+            rule: BLOB_INVALID,
             path: display.to_string(),
             document: Some(index),
+            position: None,
             message,
         };
         let (value, from_yaml) = match document {
@@ -260,22 +333,34 @@ fn parse_file_with(
         }
         blobs.push(blob);
     }
-    Ok(blobs)
+    Ok((blobs, None))
 }
 
 /// The common case, parsed in one pass: a file of well-formed JSON values.
 /// `None` sends the file down the exact (slower) path, which also produces
 /// upstream's error messages and its JSON-then-YAML fallback.
 fn fast_json_stream(bytes: &[u8]) -> Option<Vec<serde_json::Value>> {
+    fast_json_spans(bytes).map(|(values, _)| values)
+}
+
+/// [`fast_json_stream`] with the byte range of each value (from the end of
+/// the previous one, so leading white space included).
+fn fast_json_spans(bytes: &[u8]) -> Option<(Vec<serde_json::Value>, Vec<Range<usize>>)> {
     // Upstream sniffs the first non-space byte of the first 4096 for `{`.
     let first = bytes.iter().take(4096).find(|b| !b.is_ascii_whitespace())?;
     if *first != b'{' {
         return None;
     }
-    serde_json::Deserializer::from_slice(bytes)
-        .into_iter::<serde_json::Value>()
-        .collect::<Result<Vec<_>, _>>()
-        .ok()
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
+    let (mut values, mut spans) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    while let Some(value) = stream.next() {
+        values.push(value.ok()?);
+        let end = stream.byte_offset();
+        spans.push(start..end);
+        start = end;
+    }
+    Some((values, spans))
 }
 
 /// Sorts object keys at every level, as upstream's map round trip does.
@@ -310,7 +395,9 @@ pub fn load_dir_counted(
 ) -> Result<DeclarativeConfig, LoadError> {
     let files = catalog_files(root, display_root)?;
     progress.add_files(files.len());
-    let results = parse_files_parallel(root, &files, objects, progress);
+    let results = parse_files_parallel(&files, |_, path, display| {
+        parse_one(root, path, display, objects, progress)
+    });
     let mut config = DeclarativeConfig::default();
     let mut errors = Vec::new();
     for result in results {
@@ -353,8 +440,10 @@ pub fn read_deferred(
 ) -> Result<super::Bundle, FileError> {
     let display = deferred.file.display().to_string();
     let fail = |message: String| FileError {
+        rule: BLOB_INVALID,
         path: display.clone(),
         document: Some(deferred.document),
+        position: None,
         message,
     };
     let cached = matches!(cache, Some((file, _)) if *file == deferred.file);
@@ -386,8 +475,10 @@ pub fn read_deferred(
 /// Reads a catalog file of the tree `root` ([`crate::fsutil::read_input`]).
 fn read_catalog_file(path: &Path, root: &Path, display: &str) -> Result<Vec<u8>, FileError> {
     crate::fsutil::read_input(path, root, crate::fsutil::Limit::Catalog).map_err(|e| FileError {
+        rule: FILE_UNREADABLE,
         path: display.to_string(),
         document: None,
+        position: None,
         message: match e.io_message() {
             Some(text) => format!("read {display}: {text}"),
             None => e.to_string(),
@@ -395,24 +486,74 @@ fn read_catalog_file(path: &Path, root: &Path, display: &str) -> Result<Vec<u8>,
     })
 }
 
-/// Parses files on every core; results come back in the order of `files`.
-fn parse_files_parallel(
+/// One file of a catalog as parsed by [`load_dir_with`]: every bundle object
+/// kept, and where each document's bytes are when the file is a plain stream
+/// of JSON values.
+#[derive(Debug)]
+pub struct ParsedFile<'a> {
+    /// Position of the file in walk order.
+    pub index: usize,
+    pub path: &'a Path,
+    /// The path as the user would name it.
+    pub display: &'a str,
+    pub blobs: Vec<Blob>,
+    /// Byte range of each blob's document, in the order of `blobs`.
+    pub spans: Option<Vec<Range<usize>>>,
+}
+
+/// Loads a catalog directory like [`load_dir`], handing each parsed file to
+/// `keep` (on the parsing threads), which returns what to keep of it; the
+/// results come back in walk order. Every failing file is reported.
+pub fn load_dir_with<T: Send>(
     root: &Path,
+    display_root: &str,
+    keep: impl Fn(ParsedFile<'_>) -> T + Sync,
+) -> Result<Vec<T>, LoadError> {
+    let files = catalog_files(root, display_root)?;
+    let results = parse_files_parallel(&files, |index, path, display| {
+        let bytes = read_catalog_file(path, root, display)?;
+        let (blobs, spans) = parse_file_spans(&bytes, display, None, BundleObjects::Keep)?;
+        drop(bytes);
+        Ok(keep(ParsedFile {
+            index,
+            path,
+            display,
+            blobs,
+            spans,
+        }))
+    });
+    let mut kept = Vec::with_capacity(results.len());
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(value) => kept.push(value),
+            Err(error) => errors.push(error),
+        }
+    }
+    if errors.is_empty() {
+        Ok(kept)
+    } else {
+        Err(LoadError { errors })
+    }
+}
+
+/// Parses files on every core; results come back in the order of `files`.
+fn parse_files_parallel<T: Send>(
     files: &[(PathBuf, String)],
-    objects: BundleObjects,
-    progress: &LoadProgress,
-) -> Vec<Result<Vec<Blob>, FileError>> {
+    parse: impl Fn(usize, &Path, &str) -> Result<T, FileError> + Sync,
+) -> Vec<Result<T, FileError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(files.len().max(1));
     if threads <= 1 {
         return files
             .iter()
-            .map(|(p, d)| parse_one(root, p, d, objects, progress))
+            .enumerate()
+            .map(|(i, (p, d))| parse(i, p, d))
             .collect();
     }
     let next = AtomicUsize::new(0);
-    let mut slots: Vec<Option<Result<Vec<Blob>, FileError>>> = Vec::new();
+    let mut slots: Vec<Option<Result<T, FileError>>> = Vec::new();
     slots.resize_with(files.len(), || None);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -424,7 +565,7 @@ fn parse_files_parallel(
                         let Some((path, display)) = files.get(i) else {
                             break;
                         };
-                        done.push((i, parse_one(root, path, display, objects, progress)));
+                        done.push((i, parse(i, path, display)));
                     }
                     done
                 })

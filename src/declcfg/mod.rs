@@ -6,6 +6,7 @@
 //! It knows nothing of the checked model or of validation rules.
 
 pub mod decode;
+pub mod graph;
 pub mod ignore;
 pub mod load;
 pub mod write;

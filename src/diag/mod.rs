@@ -2,9 +2,12 @@
 //! gathers them. Renderers live in submodules (`tree` draws upstream's `invalid index:` tree).
 //! Nothing here prints or decides exit codes.
 
+pub mod sarif;
 pub mod tree;
 
 use crate::declcfg::Origin;
+use crate::encoding::locate::Position;
+use std::sync::Arc;
 
 /// The message of an error followed by those of its causes, joined by `": "` as Go's wrapped
 /// errors read. A cause whose text the message already contains (an error that quotes its source,
@@ -21,6 +24,18 @@ pub fn error_chain<'a>(
         }
     }
     message
+}
+
+/// A rule: what a finding is about. Its severity is every finding's severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable kebab-case id, `<subject>-<problem>`.
+    pub id: &'static str,
+    pub severity: Severity,
+    /// One line: what is wrong when the rule fires.
+    pub summary: &'static str,
+    /// What the rule checks and why, for `--explain`.
+    pub details: &'static str,
 }
 
 /// How serious a finding is. Only errors make a catalog fail.
@@ -40,15 +55,126 @@ pub enum Subject {
     File { path: String },
 }
 
+/// Where a finding is: a file as the user names it, the document in it (0-based), the field
+/// (a JSON pointer into that document), and the line and column in the file once known
+/// ([`Location::resolve`] finds them from the document and pointer when shown).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    pub file: Arc<str>,
+    pub document: Option<usize>,
+    pub pointer: Option<String>,
+    pub position: Option<Position>,
+}
+
+impl std::fmt::Display for Location {
+    /// `FILE:LINE:COL`, or just `FILE` while the position is unknown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.file)?;
+        if let Some(position) = self.position {
+            write!(f, ":{}:{}", position.line, position.column)?;
+        }
+        Ok(())
+    }
+}
+
+impl Location {
+    pub fn file(file: impl Into<Arc<str>>) -> Location {
+        Location {
+            file: file.into(),
+            document: None,
+            pointer: None,
+            position: None,
+        }
+    }
+
+    /// The blob a catalog object came from.
+    pub fn of(origin: &Origin) -> Location {
+        Location {
+            file: Arc::clone(&origin.path),
+            document: Some(origin.document),
+            pointer: None,
+            position: None,
+        }
+    }
+}
+
+/// Finds the line and column of every location that names a document (and maybe a field)
+/// but no position yet, reading each file once. Files that cannot be read again keep their
+/// locations as they are.
+pub fn resolve_positions<'a>(locations: impl IntoIterator<Item = &'a mut Location>) {
+    use crate::encoding::{locate, stream};
+    let mut by_file: std::collections::BTreeMap<Arc<str>, Vec<&'a mut Location>> =
+        std::collections::BTreeMap::new();
+    for location in locations {
+        if location.position.is_none() && location.document.is_some() {
+            by_file
+                .entry(Arc::clone(&location.file))
+                .or_default()
+                .push(location);
+        }
+    }
+    for (file, locations) in by_file {
+        let path = std::path::Path::new(&*file);
+        let Ok(bytes) = crate::fsutil::read_input(path, path, crate::fsutil::Limit::Catalog) else {
+            continue;
+        };
+        let documents = stream::document_texts(&bytes);
+        for location in locations {
+            let Some(document) = location.document.and_then(|d| documents.get(d)) else {
+                continue;
+            };
+            let pointer = location.pointer.as_deref().unwrap_or("");
+            let inner = locate::locate(&document.text, pointer)
+                .or_else(|| locate::locate(&document.text, ""))
+                .unwrap_or(Position { line: 1, column: 1 });
+            let start = Position {
+                line: document.line,
+                column: document.column,
+            };
+            location.position = Some(start.offset(inner));
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        })
+    }
+}
+
+impl Subject {
+    /// What the subject is, as upstream's messages name it (`package "a", channel "b"`);
+    /// `None` for the catalog and for files, which the location names.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            Subject::Catalog | Subject::File { .. } => None,
+            Subject::Package { name } => Some(format!("package {}", go_quote(name))),
+            Subject::Channel { package, name } => Some(format!(
+                "package {}, channel {}",
+                go_quote(package),
+                go_quote(name)
+            )),
+            Subject::Bundle { package, name } => Some(format!(
+                "package {}, bundle {}",
+                go_quote(package),
+                go_quote(name)
+            )),
+        }
+    }
+}
+
 /// One finding: which rule, how serious, the upstream-worded message, what it is about and
-/// where the offending blob came from.
+/// where it is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnostic {
     pub rule: &'static str,
     pub severity: Severity,
     pub message: String,
     pub subject: Subject,
-    pub origin: Option<Origin>,
+    pub location: Option<Location>,
 }
 
 impl Diagnostic {
@@ -58,18 +184,71 @@ impl Diagnostic {
             severity: Severity::Error,
             message: message.into(),
             subject,
-            origin: None,
+            location: None,
         }
     }
 
+    /// Placed in the blob `origin` came from.
     #[must_use]
     pub fn with_origin(mut self, origin: Option<Origin>) -> Diagnostic {
-        self.origin = origin;
+        self.location = origin.as_ref().map(Location::of);
+        self
+    }
+
+    /// Placed at the field `pointer` (a JSON pointer) of its document.
+    #[must_use]
+    pub fn at(mut self, pointer: impl Into<String>) -> Diagnostic {
+        if let Some(location) = &mut self.location {
+            location.pointer = Some(pointer.into());
+        }
         self
     }
 
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
+    }
+
+    /// The file the finding is in, if any.
+    pub fn file(&self) -> Option<&str> {
+        self.location.as_ref().map(|location| &*location.file)
+    }
+
+    /// The finding as JSON: `rule`, `severity`, `message`, and what is known of its place
+    /// (`file`, `line`, `column`, `document` counted from 1, `pointer`).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut object = serde_json::Map::new();
+        object.insert("rule".into(), self.rule.into());
+        object.insert("severity".into(), self.severity.to_string().into());
+        object.insert("message".into(), self.message.clone().into());
+        if let Some(location) = &self.location {
+            object.insert("file".into(), location.file.to_string().into());
+            if let Some(position) = location.position {
+                object.insert("line".into(), position.line.into());
+                object.insert("column".into(), position.column.into());
+            }
+            if let Some(document) = location.document {
+                object.insert("document".into(), (document + 1).into());
+            }
+            if let Some(pointer) = &location.pointer {
+                object.insert("pointer".into(), pointer.clone().into());
+            }
+        }
+        serde_json::Value::Object(object)
+    }
+
+    /// `FILE:LINE:COL: severity[rule]` (what is known of the location).
+    pub fn label(&self) -> String {
+        match &self.location {
+            Some(location) => format!("{location}: {}[{}]", self.severity, self.rule),
+            None => format!("{}[{}]", self.severity, self.rule),
+        }
+    }
+
+    /// The finding as `FILE:LINE:COL: severity[rule]: message`; further lines of a message of
+    /// several lines (CEL's caret diagram) follow, indented by four spaces.
+    pub fn line(&self) -> String {
+        let message = self.message.trim_end().replace('\n', "\n    ");
+        format!("{}: {message}", self.label())
     }
 }
 

@@ -3,11 +3,13 @@
 //! A `Node` is a message with ordered children; a node without children prints as a leaf.
 //! Rendering mirrors upstream's validation error text exactly, including the final trim.
 
-/// One line of the tree and the nodes below it.
+/// One line of the tree and the nodes below it; a leaf may name the finding it shows (an
+/// index into the caller's findings), for [`Node::render_with`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Node {
     pub message: String,
     pub children: Vec<Node>,
+    pub finding: Option<usize>,
 }
 
 impl Node {
@@ -15,11 +17,20 @@ impl Node {
         Node {
             message: message.into(),
             children: Vec::new(),
+            finding: None,
         }
     }
 
     pub fn leaf(message: impl Into<String>) -> Node {
         Node::new(message)
+    }
+
+    /// A leaf showing finding `index`.
+    pub fn finding(message: impl Into<String>, index: usize) -> Node {
+        Node {
+            finding: Some(index),
+            ..Node::new(message)
+        }
     }
 
     pub fn push(&mut self, child: Node) {
@@ -40,18 +51,35 @@ impl Node {
     /// The full text: each node on its own line, `:` after nodes with children, connectors
     /// before children, and surrounding whitespace trimmed (no trailing newline).
     pub fn render(&self) -> String {
+        self.render_with(&|_| None)
+    }
+
+    /// [`Node::render`], with `note(finding)` after each leaf that names a finding and gets a
+    /// note (`  (note)`).
+    pub fn render_with(&self, note: &dyn Fn(usize) -> Option<String>) -> String {
         let mut out = String::new();
-        self.render_into(&mut out, &[], true);
+        self.render_into(&mut out, &[], true, note);
         out.trim().to_string()
     }
 
-    fn render_into(&self, out: &mut String, prefix: &[&'static str], last: bool) {
+    fn render_into(
+        &self,
+        out: &mut String,
+        prefix: &[&'static str],
+        last: bool,
+        note: &dyn Fn(usize) -> Option<String>,
+    ) {
         for part in prefix {
             out.push_str(part);
         }
         out.push_str(&self.message);
         if !self.children.is_empty() {
             out.push(':');
+        }
+        if let Some(text) = self.finding.and_then(note) {
+            out.push_str("  (");
+            out.push_str(&text);
+            out.push(')');
         }
         out.push('\n');
         let count = self.children.len();
@@ -67,7 +95,7 @@ impl Node {
             } else {
                 "├── "
             });
-            child.render_into(out, &child_prefix, child_last);
+            child.render_into(out, &child_prefix, child_last, note);
         }
     }
 }
@@ -80,6 +108,7 @@ mod tests {
         Node {
             message: message.to_string(),
             children,
+            finding: None,
         }
     }
 

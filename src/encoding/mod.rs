@@ -4,7 +4,9 @@
 
 pub mod base64;
 pub mod json;
+pub mod locate;
 pub mod stream;
+pub mod table;
 pub mod timestamp;
 pub mod yaml_read;
 pub mod yaml_write;

@@ -57,6 +57,32 @@ pub struct StreamError {
     pub kind: StreamErrorKind,
 }
 
+impl StreamError {
+    /// Where in the file (`bytes`) the failure is: the offending byte of a JSON syntax error,
+    /// the parser's stop of a YAML one, else the failing document's start.
+    pub fn position(&self, bytes: &[u8]) -> Option<super::locate::Position> {
+        use super::locate::{position_at, Position};
+        if let StreamErrorKind::JsonSyntax { offset, .. }
+        | StreamErrorKind::JsonSyntaxBare { offset, .. } = &self.kind
+        {
+            let offset = usize::try_from(*offset).unwrap_or(usize::MAX);
+            return Some(position_at(bytes, offset.saturating_sub(1)));
+        }
+        let texts = document_texts(bytes);
+        let document = texts.get(self.index).or(texts.last())?;
+        let start = Position {
+            line: document.line,
+            column: document.column,
+        };
+        Some(match &self.kind {
+            StreamErrorKind::Yaml(error) => {
+                error.position().map_or(start, |inner| start.offset(inner))
+            }
+            _ => start,
+        })
+    }
+}
+
 /// Upstream's message for a stream failure.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StreamErrorKind {
@@ -69,7 +95,7 @@ pub enum StreamErrorKind {
     JsonSyntax { offset: u64, message: String },
     /// A JSON syntax error after two JSON documents: upstream reports it without the offset.
     #[error("{message}")]
-    JsonSyntaxBare { message: String },
+    JsonSyntaxBare { offset: u64, message: String },
     /// The file ends inside a JSON value.
     #[error("unexpected EOF")]
     UnexpectedEof,
@@ -119,7 +145,10 @@ pub fn decode_documents(bytes: &[u8]) -> Result<Vec<Document<'_>>, StreamError> 
         let index = documents.len();
         if index > 1 {
             let kind = match failure {
-                (Some(_), message) => StreamErrorKind::JsonSyntaxBare { message },
+                (Some(offset), message) => StreamErrorKind::JsonSyntaxBare {
+                    offset: offset as u64,
+                    message,
+                },
                 (None, _) => StreamErrorKind::UnexpectedEof,
             };
             return Err(StreamError { index, kind });
@@ -139,6 +168,64 @@ pub fn decode_documents(bytes: &[u8]) -> Result<Vec<Document<'_>>, StreamError> 
             None => Err(StreamError { index, kind: first }),
         };
     }
+}
+
+/// One document's text and where it starts in its file, for locating findings
+/// ([`super::locate`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentText {
+    /// 1-based line and column of the document's first byte in the file.
+    pub line: u64,
+    pub column: u64,
+    /// The document as the YAML reader sees it (CRLF read as LF; a leading `---` line kept).
+    pub text: Vec<u8>,
+}
+
+/// Splits a file into its documents' texts the way [`decode_documents`] splits it, without
+/// decoding them; documents after a syntax error are not found.
+pub fn document_texts(bytes: &[u8]) -> Vec<DocumentText> {
+    let mut texts = Vec::new();
+    let mut yaml_from = Some(0);
+    if sniff_json(bytes) {
+        yaml_from = None;
+        let mut pos = 0;
+        loop {
+            match scan_json_value(bytes, pos) {
+                Scan::Value { start, end } => {
+                    let at = super::locate::position_at(bytes, start);
+                    texts.push(DocumentText {
+                        line: at.line,
+                        column: at.column,
+                        text: bytes[start..end].to_vec(),
+                    });
+                    pos = end;
+                }
+                Scan::End => break,
+                Scan::Syntax { .. } | Scan::UnexpectedEof => {
+                    if texts.len() <= 1 {
+                        yaml_from = yaml_restart(bytes, pos);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(from) = yaml_from {
+        let mut lines = Lines { bytes, pos: from };
+        loop {
+            let start = lines.pos;
+            let Ok(Some(text)) = lines.next_document() else {
+                break;
+            };
+            let at = super::locate::position_at(bytes, start);
+            texts.push(DocumentText {
+                line: at.line,
+                column: at.column,
+                text,
+            });
+        }
+    }
+    texts
 }
 
 fn json_document(text: &[u8]) -> Document<'_> {
@@ -1084,6 +1171,31 @@ mod tests {
                 "error converting YAML to JSON: yaml: invalid trailing UTF-8 octet".to_string()
             ))
         );
+    }
+
+    #[test]
+    fn document_texts_say_where_each_document_starts() {
+        let starts = |bytes: &[u8]| -> Vec<(u64, u64)> {
+            document_texts(bytes)
+                .iter()
+                .map(|d| (d.line, d.column))
+                .collect()
+        };
+        assert_eq!(
+            starts(b"a: 1\n---\nb: 2\n---\n\nc: 3\n"),
+            [(1, 1), (3, 1), (5, 1)]
+        );
+        assert_eq!(starts(b"---\na: 1\n"), [(1, 1)]);
+        assert_eq!(
+            starts(b"{\"a\": 1}\n  {\"b\": 2} {}"),
+            [(1, 1), (2, 3), (2, 12)]
+        );
+        assert_eq!(
+            document_texts(b"a: 1\r\n---\r\nb: 2\r\n")[1].text,
+            b"b: 2\n".to_vec()
+        );
+        // The JSON-then-YAML fallback splits like the decoder.
+        assert_eq!(starts(b"{\"a\": 1} x: [\n"), [(1, 1), (1, 10)]);
     }
 
     #[test]

@@ -49,6 +49,8 @@ const MERGE_TAG: &str = "tag:yaml.org,2002:merge";
 #[error("{message}")]
 pub struct YamlError {
     message: String,
+    /// Where the parser stopped, relative to the document (syntax errors only).
+    position: Option<super::locate::Position>,
 }
 
 impl YamlError {
@@ -57,9 +59,16 @@ impl YamlError {
         &self.message
     }
 
+    /// Where in the document a syntax error is (1-based line and column), for locating it;
+    /// the line in the message follows go-yaml's own counting instead.
+    pub fn position(&self) -> Option<super::locate::Position> {
+        self.position
+    }
+
     fn converting(detail: impl std::fmt::Display) -> Self {
         YamlError {
             message: format!("error converting YAML to JSON: {detail}"),
+            position: None,
         }
     }
 
@@ -73,6 +82,7 @@ impl YamlError {
             message: format!(
                 "error unmarshaling JSON: while decoding JSON: invalid character '{bracket}' exceeded max depth"
             ),
+            position: None,
         }
     }
 }
@@ -148,7 +158,8 @@ pub fn first_duplicate_key(input: &[u8]) -> Option<DuplicateKey> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut documents = 0;
     loop {
-        let (event, line) = parser.next_event().ok()?;
+        let (event, mark) = parser.next_event().ok()?;
+        let line = mark.line;
         // A node in a mapping alternates key and value; only scalar keys are checked.
         let node_done = |stack: &mut Vec<Frame>, key: Option<&[u8]>| -> Option<DuplicateKey> {
             if let Some(Frame::Map { seen, expect_key }) = stack.last_mut() {
@@ -206,13 +217,13 @@ pub fn first_duplicate_key(input: &[u8]) -> Option<DuplicateKey> {
 // libyaml event parser (safe wrapper)
 // ---------------------------------------------------------------------------------------------
 
-mod raw {
+pub(super) mod raw {
     use libyaml_rs as sys;
     use std::ffi::CStr;
     use std::marker::PhantomData;
     use std::mem::MaybeUninit;
 
-    pub(super) enum Event {
+    pub(crate) enum Event {
         StreamStart,
         StreamEnd,
         DocumentStart,
@@ -236,15 +247,23 @@ mod raw {
         MappingEnd,
     }
 
+    /// Where an event starts: 0-based line and column (in characters).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) struct Mark {
+        pub line: u64,
+        pub column: u64,
+    }
+
     /// The parser's error state, as go-yaml reads it to build its message.
-    pub(super) struct Problem {
+    pub(crate) struct Problem {
         pub scanner: bool,
         pub problem: String,
         pub problem_line: u64,
+        pub problem_column: u64,
         pub context_line: u64,
     }
 
-    pub(super) struct Parser<'a> {
+    pub(crate) struct Parser<'a> {
         sys: Box<MaybeUninit<sys::yaml_parser_t>>,
         failed: bool,
         _input: PhantomData<&'a [u8]>,
@@ -271,12 +290,14 @@ mod raw {
             })
         }
 
-        pub fn next_event(&mut self) -> Result<(Event, u64), Problem> {
+        /// The next event and where it starts (0-based line and column, in characters).
+        pub fn next_event(&mut self) -> Result<(Event, Mark), Problem> {
             if self.failed {
                 return Err(Problem {
                     scanner: false,
                     problem: String::new(),
                     problem_line: 0,
+                    problem_column: 0,
                     context_line: 0,
                 });
             }
@@ -291,9 +312,12 @@ mod raw {
                 }
                 let event = event.as_mut_ptr();
                 let converted = convert(&*event);
-                let line = (*event).start_mark.line;
+                let mark = Mark {
+                    line: (*event).start_mark.line,
+                    column: (*event).start_mark.column,
+                };
                 sys::yaml_event_delete(event);
-                Ok((converted, line))
+                Ok((converted, mark))
             }
         }
     }
@@ -318,6 +342,7 @@ mod raw {
             scanner: matches!(parser.error, sys::YAML_SCANNER_ERROR),
             problem: c_text(parser.problem.cast()).unwrap_or_default(),
             problem_line: parser.problem_mark.line,
+            problem_column: parser.problem_mark.column,
             context_line: parser.context_mark.line,
         }
     }
@@ -377,11 +402,16 @@ fn parse_failure(problem: raw::Problem) -> YamlError {
     } else {
         problem.problem
     };
-    if line != 0 {
+    let mut error = if line != 0 {
         YamlError::yaml(format!("line {line}: {message}"))
     } else {
         YamlError::yaml(message)
-    }
+    };
+    error.position = Some(super::locate::Position {
+        line: problem.problem_line + 1,
+        column: problem.problem_column + 1,
+    });
+    error
 }
 
 // ---------------------------------------------------------------------------------------------

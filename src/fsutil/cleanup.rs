@@ -5,11 +5,23 @@
 //! registered action runs, newest first, and the process exits with 130 (SIGINT) or 143
 //! (SIGTERM), as a shell reports a process killed by the signal.
 //!
-//! Commands that never register anything keep the default signal behaviour.
+//! Commands that never register anything keep the default signal behaviour. A command that
+//! handles the signals itself once its files are in place (`serve`) turns the exit off with
+//! [`exit_on_signal`]; registered actions still run.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
+
+/// Whether the listener ends the process after cleaning up.
+static EXIT: AtomicBool = AtomicBool::new(true);
+
+/// Whether a signal, once the registered actions ran, ends the process (the default). Turned
+/// off by a command that stops gracefully on its own.
+pub fn exit_on_signal(exit: bool) {
+    EXIT.store(exit, Ordering::SeqCst);
+}
 
 /// What to do with a registered path when a signal arrives.
 #[derive(Debug)]
@@ -90,17 +102,21 @@ fn listen() -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("opm-signals".into())
         .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                clean_up();
-                std::process::exit(128 + signal);
+            for signal in signals.forever() {
+                let state = clean_up();
+                if EXIT.load(Ordering::SeqCst) {
+                    // Nothing may be registered (and left behind) after the clean-up.
+                    std::mem::forget(state);
+                    std::process::exit(128 + signal);
+                }
             }
         })?;
     Ok(())
 }
 
-/// Runs every registered action, newest first, and keeps the lock so that nothing new is
-/// registered before the process exits.
-fn clean_up() {
+/// Runs every registered action, newest first; returns the lock, so that the caller can keep
+/// anything new from being registered before the process exits.
+fn clean_up() -> MutexGuard<'static, State> {
     let mut state = state();
     let actions = std::mem::take(&mut state.actions);
     for (_, action) in actions.into_iter().rev() {
@@ -114,7 +130,7 @@ fn clean_up() {
             }
         }
     }
-    std::mem::forget(state);
+    state
 }
 
 fn remove(path: &Path) {
@@ -159,6 +175,12 @@ impl TempDir {
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// Removes the directory now, reporting a failure.
+    pub fn close(self) -> std::io::Result<()> {
+        let TempDir { _guard, dir } = self;
+        dir.close()
     }
 
     /// Keeps the directory (it was renamed into place): neither dropping nor a signal removes

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod build;
 pub mod reference;
 pub mod remote;
+pub mod source;
 pub mod tool;
 pub mod unpack;
 

@@ -135,14 +135,15 @@ impl Reference {
         r
     }
 
-    /// `FamiliarName`: the short name users type, with `docker.io/` and a leading `library/`
-    /// removed on Docker Hub.
+    /// `FamiliarName`: the short name users type, with `docker.io/` removed on Docker Hub, and
+    /// `library/` too when one name follows it (`docker.io/library/a/b` is `library/a/b`,
+    /// which reads back as itself, not `a/b`, which would name `docker.io/a/b`).
     pub fn familiar_name(&self) -> String {
         if self.domain != DEFAULT_DOMAIN {
             return self.name();
         }
         match self.path.split_once('/') {
-            Some((OFFICIAL_REPO_NAME, rest)) => rest.to_string(),
+            Some((OFFICIAL_REPO_NAME, rest)) if !rest.contains('/') => rest.to_string(),
             _ => self.path.clone(),
         }
     }
@@ -811,7 +812,9 @@ mod tests {
             "docker.io/library/busybox:latest"
         );
         assert_eq!(ok("org/repo:v1").familiar_string(), "org/repo:v1");
-        assert_eq!(ok("library/a/b").familiar_name(), "a/b");
+        // Found by the image_reference fuzz target: `a/b` would name docker.io/a/b.
+        assert_eq!(ok("library/a/b").familiar_name(), "library/a/b");
+        assert_eq!(ok("library/a/b").familiar_string(), "library/a/b");
         assert_eq!(ok("quay.io/a/b").familiar_name(), "quay.io/a/b");
         let both = ok(&format!("quay.io/a/b:v1@sha256:{H64}"));
         assert_eq!(both.to_string(), format!("quay.io/a/b:v1@sha256:{H64}"));

@@ -186,6 +186,22 @@ impl Converter {
             .push(Diagnostic::error(rule, subject, message).with_origin(origin.cloned()));
     }
 
+    /// [`Self::report`], at the field `pointer` of the blob.
+    fn report_at(
+        &mut self,
+        rule: &'static str,
+        subject: Subject,
+        message: String,
+        origin: Option<&Origin>,
+        pointer: String,
+    ) {
+        self.diagnostics.push(
+            Diagnostic::error(rule, subject, message)
+                .with_origin(origin.cloned())
+                .at(pointer),
+        );
+    }
+
     fn packages(&mut self, cfg: &DeclarativeConfig) {
         for package in &cfg.packages {
             if package.name.is_empty() {
@@ -213,7 +229,7 @@ impl Converter {
             let errors = dns::dns1123_label_errors(&package.name);
             if !errors.is_empty() {
                 self.rejected.insert(package.name.clone());
-                self.report(
+                self.report_at(
                     rule::PACKAGE_NAME_INVALID,
                     package_subject(&package.name),
                     format!(
@@ -222,6 +238,7 @@ impl Converter {
                         errors.join(" ")
                     ),
                     package.origin.as_ref(),
+                    "/name".to_string(),
                 );
                 continue;
             }
@@ -250,7 +267,7 @@ impl Converter {
                 continue;
             }
             let Some(package) = self.model.packages.get(&channel.package) else {
-                self.report(
+                self.report_at(
                     rule::CHANNEL_PACKAGE_UNKNOWN,
                     channel_subject(&channel.package, &channel.name),
                     format!(
@@ -259,6 +276,7 @@ impl Converter {
                         q(&channel.name)
                     ),
                     channel.origin.as_ref(),
+                    "/package".to_string(),
                 );
                 continue;
             };
@@ -304,11 +322,11 @@ impl Converter {
                 origin: channel.origin.clone(),
             };
             let mut reported: BTreeSet<&str> = BTreeSet::new();
-            for entry in entries {
+            for (index, entry) in entries.iter().enumerate() {
                 // The first entry of a name wins.
                 if model_channel.bundles.contains_key(&entry.name) {
                     if reported.insert(&entry.name) {
-                        self.report(
+                        self.report_at(
                             rule::CHANNEL_DUPLICATE_ENTRY,
                             channel_subject(&channel.package, &channel.name),
                             format!(
@@ -318,6 +336,7 @@ impl Converter {
                                 q(&entry.name)
                             ),
                             channel.origin.as_ref(),
+                            format!("/entries/{index}"),
                         );
                     }
                     continue;
@@ -331,6 +350,7 @@ impl Converter {
                         replaces: entry.replaces.clone(),
                         skips: entry.skips.clone(),
                         skip_range: entry.skip_range.clone(),
+                        entry: channel.origin.clone().map(|origin| (origin, index)),
                         ..Bundle::default()
                     },
                 );
@@ -445,17 +465,18 @@ impl Converter {
         let properties = match property::parse(&bundle.properties) {
             Ok(properties) => properties,
             Err(error) => {
-                self.report(
+                self.report_at(
                     rule::BUNDLE_PROPERTIES_INVALID,
                     bundle_subject(package, name),
                     format!("parse properties for bundle {}: {error}", q(name)),
                     origin,
+                    "/properties".to_string(),
                 );
                 return (None, None);
             }
         };
         let [package_property] = properties.packages.as_slice() else {
-            self.report(
+            self.report_at(
                 rule::BUNDLE_PACKAGE_PROPERTY_COUNT,
                 bundle_subject(package, name),
                 format!(
@@ -466,12 +487,13 @@ impl Converter {
                     properties.packages.len()
                 ),
                 origin,
+                "/properties".to_string(),
             );
             return (Some(properties), None);
         };
         let package_property = package_property.clone();
         if &package_property.package_name != package {
-            self.report(
+            self.report_at(
                 rule::BUNDLE_PACKAGE_PROPERTY_MISMATCH,
                 bundle_subject(package, name),
                 format!(
@@ -481,6 +503,7 @@ impl Converter {
                     q(&package_property.package_name)
                 ),
                 origin,
+                "/properties".to_string(),
             );
         }
         (Some(properties), Some(package_property))
@@ -496,7 +519,7 @@ impl Converter {
         let version = match Version::parse(&package_property.version) {
             Ok(version) => Some(version),
             Err(error) => {
-                self.report(
+                self.report_at(
                     rule::BUNDLE_VERSION_INVALID,
                     subject.clone(),
                     format!(
@@ -505,6 +528,7 @@ impl Converter {
                         q(&package_property.version)
                     ),
                     origin,
+                    "/properties".to_string(),
                 );
                 None
             }
@@ -518,7 +542,7 @@ impl Converter {
                 parts,
             }),
             Err(error) => {
-                self.report(
+                self.report_at(
                     rule::BUNDLE_RELEASE_INVALID,
                     subject,
                     format!(
@@ -527,6 +551,7 @@ impl Converter {
                         q(&package_property.release)
                     ),
                     origin,
+                    "/properties".to_string(),
                 );
                 None
             }
@@ -550,7 +575,7 @@ impl Converter {
                 continue;
             }
             if let Err(error) = Reference::parse_normalized(pull_spec) {
-                self.report(
+                self.report_at(
                     rule::BUNDLE_IMAGE_INVALID,
                     subject.clone(),
                     format!(
@@ -558,6 +583,7 @@ impl Converter {
                         q(pull_spec)
                     ),
                     bundle.origin.as_ref(),
+                    "/image".to_string(),
                 );
             }
         }
@@ -638,7 +664,7 @@ impl Converter {
                 continue;
             }
             if !self.model.packages.contains_key(package) {
-                self.report(
+                self.report_at(
                     rule::DEPRECATION_PACKAGE_UNKNOWN,
                     package_subject(package),
                     format!(
@@ -646,6 +672,7 @@ impl Converter {
                         q(package)
                     ),
                     origin,
+                    "/package".to_string(),
                 );
                 continue;
             }

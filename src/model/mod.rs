@@ -63,6 +63,8 @@ pub struct Bundle {
     pub deprecation: Option<Deprecation>,
     /// Where the `olm.bundle` blob came from.
     pub origin: Option<Origin>,
+    /// Where the channel entry that lists it is: the channel blob and the entry's index.
+    pub entry: Option<(Origin, usize)>,
 }
 
 /// A release version: dot-separated prerelease-style identifiers.

@@ -56,15 +56,7 @@ pub fn csv_metadata(csv: &Value) -> Value {
         &mut out,
         "installModes",
         spec.and_then(|s| field(s, "installModes")),
-        |m| {
-            let mut o = Map::new();
-            o.insert("type".into(), Value::String(string_of(field(m, "type"))));
-            o.insert(
-                "supported".into(),
-                Value::Bool(matches!(field(m, "supported"), Some(Value::Bool(true)))),
-            );
-            Value::Object(o)
-        },
+        install_mode,
     );
     put_list(
         &mut out,
@@ -87,12 +79,7 @@ pub fn csv_metadata(csv: &Value) -> Value {
         &mut out,
         "maintainers",
         spec.and_then(|s| field(s, "maintainers")),
-        |m| {
-            let mut o = Map::new();
-            put_str(&mut o, "name", Some(m), "name");
-            put_str(&mut o, "email", Some(m), "email");
-            Value::Object(o)
-        },
+        maintainer,
     );
     put_str(&mut out, "maturity", spec, "maturity");
     put_str(&mut out, "minKubeVersion", spec, "minKubeVersion");
@@ -100,13 +87,7 @@ pub fn csv_metadata(csv: &Value) -> Value {
         &mut out,
         "nativeAPIs",
         spec.and_then(|s| field(s, "nativeAPIs")),
-        |m| {
-            let mut o = Map::new();
-            for key in ["group", "version", "kind"] {
-                o.insert(key.into(), Value::String(string_of(field(m, key))));
-            }
-            Value::Object(o)
-        },
+        group_version_kind,
     );
     out.insert(
         "provider".into(),
@@ -118,9 +99,40 @@ pub fn csv_metadata(csv: &Value) -> Value {
     Value::Object(out)
 }
 
+// The pieces below decode one Go type each; `opm serve` also uses them to
+// write a ClusterServiceVersion back from an `olm.csv.metadata` value.
+
+/// `InstallMode`: `{type, supported}`.
+pub(crate) fn install_mode(m: &Value) -> Value {
+    let mut o = Map::new();
+    o.insert("type".into(), Value::String(string_of(field(m, "type"))));
+    o.insert(
+        "supported".into(),
+        Value::Bool(matches!(field(m, "supported"), Some(Value::Bool(true)))),
+    );
+    Value::Object(o)
+}
+
+/// `Maintainer`: `{name?, email?}`.
+pub(crate) fn maintainer(m: &Value) -> Value {
+    let mut o = Map::new();
+    put_str(&mut o, "name", Some(m), "name");
+    put_str(&mut o, "email", Some(m), "email");
+    Value::Object(o)
+}
+
+/// `metav1.GroupVersionKind`: `{group, version, kind}`.
+pub(crate) fn group_version_kind(m: &Value) -> Value {
+    let mut o = Map::new();
+    for key in ["group", "version", "kind"] {
+        o.insert(key.into(), Value::String(string_of(field(m, key))));
+    }
+    Value::Object(o)
+}
+
 /// The value of the last key of `v` (an object) that matches `name` the way
 /// Go's `encoding/json` matches struct fields: case-insensitively.
-fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+pub(crate) fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
     let Value::Object(map) = v else { return None };
     map.iter()
         .rfind(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -128,7 +140,7 @@ fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
 }
 
 /// A Go `string` field: anything but a JSON string decodes to `""`.
-fn string_of(v: Option<&Value>) -> String {
+pub(crate) fn string_of(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
         _ => String::new(),
@@ -136,7 +148,7 @@ fn string_of(v: Option<&Value>) -> String {
 }
 
 /// A `string` field tagged `omitempty`.
-fn put_str(out: &mut Map<String, Value>, key: &str, from: Option<&Value>, name: &str) {
+pub(crate) fn put_str(out: &mut Map<String, Value>, key: &str, from: Option<&Value>, name: &str) {
     let s = string_of(from.and_then(|f| field(f, name)));
     if !s.is_empty() {
         out.insert(key.into(), Value::String(s));
@@ -145,7 +157,7 @@ fn put_str(out: &mut Map<String, Value>, key: &str, from: Option<&Value>, name: 
 
 /// A `map[string]string` field tagged `omitempty`: written with sorted keys;
 /// values of other types decode to `""` (Go keeps the key).
-fn put_string_map(out: &mut Map<String, Value>, key: &str, from: Option<&Value>) {
+pub(crate) fn put_string_map(out: &mut Map<String, Value>, key: &str, from: Option<&Value>) {
     let Some(Value::Object(map)) = from else {
         return;
     };
@@ -163,7 +175,7 @@ fn put_string_map(out: &mut Map<String, Value>, key: &str, from: Option<&Value>)
 
 /// A slice field tagged `omitempty`; `element` builds each element (a null or
 /// wrongly typed element is passed as `null` and becomes the zero element).
-fn put_list(
+pub(crate) fn put_list(
     out: &mut Map<String, Value>,
     key: &str,
     from: Option<&Value>,
@@ -180,7 +192,7 @@ fn put_list(
 }
 
 /// `AppLink`: `{name?, url?}`.
-fn app_link(v: &Value) -> Value {
+pub(crate) fn app_link(v: &Value) -> Value {
     let mut o = Map::new();
     put_str(&mut o, "name", Some(v), "name");
     put_str(&mut o, "url", Some(v), "url");
@@ -188,7 +200,7 @@ fn app_link(v: &Value) -> Value {
 }
 
 /// `CustomResourceDefinitions` / `APIServiceDefinitions`: `{owned?, required?}`.
-fn owned_required(from: Option<&Value>, element: fn(&Value) -> Value) -> Value {
+pub(crate) fn owned_required(from: Option<&Value>, element: fn(&Value) -> Value) -> Value {
     let mut o = Map::new();
     if let Some(defs) = from {
         put_list(&mut o, "owned", field(defs, "owned"), element);
@@ -198,7 +210,7 @@ fn owned_required(from: Option<&Value>, element: fn(&Value) -> Value) -> Value {
 }
 
 /// `CRDDescription`.
-fn crd_description(v: &Value) -> Value {
+pub(crate) fn crd_description(v: &Value) -> Value {
     let mut o = Map::new();
     for key in ["name", "version", "kind"] {
         o.insert(key.into(), Value::String(string_of(field(v, key))));
@@ -210,7 +222,7 @@ fn crd_description(v: &Value) -> Value {
 }
 
 /// `APIServiceDescription`.
-fn api_service_description(v: &Value) -> Value {
+pub(crate) fn api_service_description(v: &Value) -> Value {
     let mut o = Map::new();
     for key in ["name", "group", "version", "kind"] {
         o.insert(key.into(), Value::String(string_of(field(v, key))));

@@ -11,8 +11,8 @@ use crate::diag::tree::Node;
 use crate::diag::{go_quote as q, Diagnostic, Subject};
 use crate::model::convert::{self, Gaps};
 use crate::model::{Bundle, Channel, Model, Package};
-use rule::{Check, Placement, Rule, Scope};
-use std::collections::BTreeSet;
+use rule::{At, Check, Placement, Rule, Scope};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The outcome of validating one catalog.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +23,8 @@ pub struct CatalogVerdict {
     /// The model problems as upstream's tree (a bundle listed by several channels appears
     /// under each, while `diagnostics` lists its problems once).
     tree: Option<Node>,
+    /// Where the model problems start in `diagnostics` (the tree's leaves count from there).
+    model_offset: usize,
 }
 
 impl CatalogVerdict {
@@ -54,11 +56,45 @@ impl CatalogVerdict {
         self.diagnostics
             .iter()
             .filter_map(|d| {
-                let origin = d.origin.as_ref()?;
+                let location = d.location.as_ref()?;
                 let first_line = d.message.lines().next().unwrap_or_default();
-                Some(format!("{origin}: {first_line}"))
+                let document = location.document.map_or(0, |d| d + 1);
+                Some(format!(
+                    "{}, document {document}: {first_line}",
+                    location.file
+                ))
             })
             .collect()
+    }
+
+    /// Finds the line and column of every finding (reading the catalog files again).
+    pub fn resolve_positions(&mut self) {
+        crate::diag::resolve_positions(
+            self.diagnostics
+                .iter_mut()
+                .filter_map(|diagnostic| diagnostic.location.as_mut()),
+        );
+    }
+
+    /// The failure as text, each problem once: conversion problems one per line
+    /// (`FILE:LINE:COL: error[rule]: message`), then upstream's `invalid index:` tree of the
+    /// model problems with each leaf's place and rule after it. `None` when nothing failed.
+    pub fn text(&self) -> Option<(Vec<String>, Option<String>)> {
+        if self.passed() && self.diagnostics.is_empty() {
+            return None;
+        }
+        let lines = self.diagnostics[..self.model_offset]
+            .iter()
+            .map(Diagnostic::line)
+            .collect();
+        let tree = self.tree.as_ref().map(|tree| {
+            tree.render_with(&|index| {
+                self.diagnostics
+                    .get(self.model_offset + index)
+                    .map(Diagnostic::label)
+            })
+        });
+        Some((lines, tree))
     }
 
     /// The model problems as upstream's `invalid index` tree, if there are any.
@@ -71,6 +107,120 @@ fn is_conversion_rule(id: &str) -> bool {
     convert::rule::ALL.contains(&id)
 }
 
+/// What checking a catalog directory found: files that could not be loaded (then nothing was
+/// checked), or the verdict.
+#[derive(Debug)]
+pub enum Outcome {
+    Load(crate::declcfg::load::LoadError),
+    Checked(CatalogVerdict),
+}
+
+/// How a failed check is shown: one line per problem (`FILE:LINE:COL: severity[rule]:
+/// message`), then a summary: upstream's `invalid index:` tree of the model problems (each
+/// leaf with its place and rule), or the number of errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    pub lines: Vec<String>,
+    pub summary: Option<String>,
+}
+
+impl Outcome {
+    /// Loads nothing: checks a loaded catalog, or keeps the load error; finds positions.
+    pub fn of(loaded: Result<DeclarativeConfig, crate::declcfg::load::LoadError>) -> Outcome {
+        match loaded {
+            Err(error) => Outcome::Load(error),
+            Ok(config) => Outcome::of_verdict(validate_catalog(&config)),
+        }
+    }
+
+    /// Wraps a verdict, finding the positions of its problems.
+    pub fn of_verdict(mut verdict: CatalogVerdict) -> Outcome {
+        verdict.resolve_positions();
+        Outcome::Checked(verdict)
+    }
+
+    pub fn failed(&self) -> bool {
+        match self {
+            Outcome::Load(_) => true,
+            Outcome::Checked(verdict) => !verdict.passed(),
+        }
+    }
+
+    fn errors(&self) -> usize {
+        match self {
+            Outcome::Load(error) => error.errors.len(),
+            Outcome::Checked(verdict) => {
+                verdict.diagnostics.iter().filter(|d| d.is_error()).count()
+            }
+        }
+    }
+
+    /// Upstream's error message (for `-o json|yaml`, whose shape upstream fixes).
+    pub fn message(&self) -> Option<String> {
+        match self {
+            Outcome::Load(error) => Some(
+                error
+                    .errors
+                    .iter()
+                    .map(|e| e.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            Outcome::Checked(verdict) => verdict.message(),
+        }
+    }
+
+    /// Every finding on its own: model problems, which upstream shows inside its tree, carry
+    /// what they are about in their message (`package "a", channel "b": ...`).
+    pub fn findings(&self) -> Vec<Diagnostic> {
+        match self {
+            Outcome::Load(error) => {
+                let mut diagnostics: Vec<_> = error.errors.iter().map(|e| e.diagnostic()).collect();
+                crate::diag::resolve_positions(
+                    diagnostics.iter_mut().filter_map(|d| d.location.as_mut()),
+                );
+                diagnostics
+            }
+            Outcome::Checked(verdict) => verdict
+                .diagnostics
+                .iter()
+                .enumerate()
+                .map(|(index, diagnostic)| {
+                    let mut diagnostic = diagnostic.clone();
+                    if index >= verdict.model_offset {
+                        if let Some(subject) = diagnostic.subject.describe() {
+                            diagnostic.message = format!("{subject}: {}", diagnostic.message);
+                        }
+                    }
+                    diagnostic
+                })
+                .collect(),
+        }
+    }
+
+    /// The problems as text; the summary is `None` when nothing failed (warnings only). `dir`
+    /// names the catalog in the summary.
+    pub fn shown(&self, dir: &str) -> Shown {
+        let (lines, tree) = match self {
+            Outcome::Load(error) => {
+                let mut diagnostics: Vec<_> = error.errors.iter().map(|e| e.diagnostic()).collect();
+                crate::diag::resolve_positions(
+                    diagnostics.iter_mut().filter_map(|d| d.location.as_mut()),
+                );
+                (diagnostics.iter().map(Diagnostic::line).collect(), None)
+            }
+            Outcome::Checked(verdict) => verdict.text().unwrap_or_default(),
+        };
+        let summary = self.failed().then(|| {
+            tree.unwrap_or_else(|| match self.errors() {
+                1 => format!("1 error in {}", q(dir)),
+                n => format!("{n} errors in {}", q(dir)),
+            })
+        });
+        Shown { lines, summary }
+    }
+}
+
 pub fn validate_catalog(cfg: &crate::declcfg::DeclarativeConfig) -> CatalogVerdict {
     validate_with(cfg, registry::ALL)
 }
@@ -78,18 +228,26 @@ pub fn validate_catalog(cfg: &crate::declcfg::DeclarativeConfig) -> CatalogVerdi
 /// Validates `cfg` with only `rules` (conversion always runs; conversion findings of rules
 /// not in `rules` are left out).
 pub fn validate_with(cfg: &DeclarativeConfig, rules: &[&Rule]) -> CatalogVerdict {
-    let conversion = convert::convert(cfg);
+    validate_converted(&convert::convert(cfg), rules)
+}
+
+/// [`validate_with`] for a catalog already converted, so that a caller can
+/// keep the model (`opm serve` serves it once it passed).
+pub fn validate_converted(conversion: &convert::Conversion, rules: &[&Rule]) -> CatalogVerdict {
     let enabled: BTreeSet<&str> = rules.iter().map(|rule| rule.id).collect();
     let mut diagnostics: Vec<Diagnostic> = conversion
         .diagnostics
-        .into_iter()
+        .iter()
         .filter(|diagnostic| enabled.contains(diagnostic.rule))
+        .cloned()
         .collect();
     let (tree, model_diagnostics) = check_model(&conversion.model, &conversion.gaps, rules);
+    let model_offset = diagnostics.len();
     diagnostics.extend(model_diagnostics);
     CatalogVerdict {
         diagnostics,
         tree: tree.has_children().then_some(tree),
+        model_offset,
     }
 }
 
@@ -102,7 +260,7 @@ pub fn check_model(model: &Model, gaps: &Gaps, rules: &[&Rule]) -> (Node, Vec<Di
     let mut walker = Walker {
         rules,
         diagnostics: Vec::new(),
-        seen_bundle_findings: BTreeSet::new(),
+        seen_bundle_findings: BTreeMap::new(),
     };
     let mut root = Node::new("invalid index");
     for package in model.packages.values() {
@@ -117,7 +275,9 @@ pub fn check_model(model: &Model, gaps: &Gaps, rules: &[&Rule]) -> (Node, Vec<Di
 struct Walker<'a> {
     rules: &'a [&'a Rule],
     diagnostics: Vec<Diagnostic>,
-    seen_bundle_findings: BTreeSet<(&'static str, String, String, String)>,
+    /// Bundle findings already recorded (a bundle listed by several channels is checked in
+    /// each), with their index.
+    seen_bundle_findings: BTreeMap<(&'static str, String, String, String), usize>,
 }
 
 impl<'a> Walker<'a> {
@@ -130,14 +290,37 @@ impl<'a> Walker<'a> {
             .collect()
     }
 
-    fn record(&mut self, rule: &Rule, subject: Subject, message: String, origin: Option<Origin>) {
+    /// Records a finding of `rule` about the object whose blob came from `origin` (and, for a
+    /// bundle, whose channel entry is `entry`), placed where the rule points.
+    fn record(
+        &mut self,
+        rule: &Rule,
+        subject: Subject,
+        message: String,
+        origin: Option<&Origin>,
+        entry: Option<&(Origin, usize)>,
+    ) -> usize {
+        let location = match (rule.at, entry) {
+            (At::Entry(field), Some((channel, index))) => {
+                let mut location = crate::diag::Location::of(channel);
+                location.pointer = Some(format!("/entries/{index}{field}"));
+                Some(location)
+            }
+            (At::Entry(_), None) => origin.map(crate::diag::Location::of),
+            (At::Blob(field), _) => origin.map(|origin| {
+                let mut location = crate::diag::Location::of(origin);
+                location.pointer = (!field.is_empty()).then(|| field.to_string());
+                location
+            }),
+        };
         self.diagnostics.push(Diagnostic {
             rule: rule.id,
             severity: rule.severity,
             message,
             subject,
-            origin,
+            location,
         });
+        self.diagnostics.len() - 1
     }
 
     fn package(&mut self, package: &Package) -> Node {
@@ -161,11 +344,12 @@ impl<'a> Walker<'a> {
                 continue;
             }
             for message in check(package) {
-                node.push(Node::leaf(message.clone()));
                 let subject = Subject::Package {
                     name: package.name.clone(),
                 };
-                self.record(rule, subject, message, package.origin.clone());
+                let leaf = message.clone();
+                let index = self.record(rule, subject, message, package.origin.as_ref(), None);
+                node.push(Node::finding(leaf, index));
             }
         }
     }
@@ -197,12 +381,13 @@ impl<'a> Walker<'a> {
                 continue;
             }
             for message in check(channel) {
-                node.push(Node::leaf(message.clone()));
                 let subject = Subject::Channel {
                     package: package.name.clone(),
                     name: channel.name.clone(),
                 };
-                self.record(rule, subject, message, channel.origin.clone());
+                let leaf = message.clone();
+                let index = self.record(rule, subject, message, channel.origin.as_ref(), None);
+                node.push(Node::finding(leaf, index));
             }
         }
     }
@@ -215,20 +400,31 @@ impl<'a> Walker<'a> {
                 continue;
             };
             for message in check(bundle) {
-                node.push(Node::leaf(message.clone()));
                 let key = (
                     rule.id,
                     bundle.package.clone(),
                     bundle.name.clone(),
                     message.clone(),
                 );
-                if self.seen_bundle_findings.insert(key) {
-                    let subject = Subject::Bundle {
-                        package: bundle.package.clone(),
-                        name: bundle.name.clone(),
-                    };
-                    self.record(rule, subject, message, bundle.origin.clone());
-                }
+                let index = match self.seen_bundle_findings.get(&key) {
+                    Some(&index) => index,
+                    None => {
+                        let subject = Subject::Bundle {
+                            package: bundle.package.clone(),
+                            name: bundle.name.clone(),
+                        };
+                        let index = self.record(
+                            rule,
+                            subject,
+                            message.clone(),
+                            bundle.origin.as_ref(),
+                            bundle.entry.as_ref(),
+                        );
+                        self.seen_bundle_findings.insert(key, index);
+                        index
+                    }
+                };
+                node.push(Node::finding(message, index));
             }
         }
         node

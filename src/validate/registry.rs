@@ -53,6 +53,23 @@ pub static ALL: &[&Rule] = &[
     &bundle::BUNDLE_BUILD_METADATA_WITH_RELEASE,
 ];
 
+/// Every rule of the program, catalog and bundle alike: load problems, the catalog rules of
+/// [`ALL`] (conversion, then model checks), then the bundle rules. Ids are unique.
+pub fn every() -> Vec<crate::diag::Rule> {
+    let catalog = ALL.iter().map(|rule| crate::diag::Rule {
+        id: rule.id,
+        severity: rule.severity,
+        summary: rule.summary,
+        details: rule.summary,
+    });
+    crate::declcfg::load::RULES
+        .iter()
+        .copied()
+        .chain(catalog)
+        .chain(crate::bundle::validate::rules::ALL.iter().copied())
+        .collect()
+}
+
 /// The rule with id `id`.
 pub fn find(id: &str) -> Option<&'static Rule> {
     ALL.iter().copied().find(|rule| rule.id == id)
@@ -64,24 +81,6 @@ mod tests {
     use crate::model::convert;
     use crate::validate::rule::Scope;
     use std::collections::BTreeSet;
-
-    #[test]
-    fn ids_are_unique_and_kebab_case() {
-        let mut seen = BTreeSet::new();
-        for rule in ALL {
-            assert!(seen.insert(rule.id), "duplicate id {}", rule.id);
-            assert!(
-                !rule.id.is_empty()
-                    && rule.id.split('-').all(|part| !part.is_empty()
-                        && part
-                            .bytes()
-                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
-                "not kebab-case: {}",
-                rule.id
-            );
-            assert!(!rule.summary.is_empty(), "{} has no summary", rule.id);
-        }
-    }
 
     #[test]
     fn conversion_rules_match_converter_ids_in_order() {
@@ -114,5 +113,59 @@ mod tests {
             Some("channel-graph-invalid")
         );
         assert!(find("no-such-rule").is_none());
+    }
+
+    #[test]
+    fn rule_ids_are_unique_and_kebab_case() {
+        let mut seen = BTreeSet::new();
+        for rule in every() {
+            assert!(seen.insert(rule.id), "{} registered twice", rule.id);
+            assert!(
+                !rule.id.is_empty()
+                    && rule.id.split('-').all(|part| !part.is_empty()
+                        && part
+                            .bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
+                "{} is not kebab-case",
+                rule.id
+            );
+            assert!(!rule.summary.is_empty(), "{} has no summary", rule.id);
+        }
+    }
+
+    /// Every rule has a fixture that makes it fire: a `testdata/rules/<id>/invalid-*` bundle
+    /// (bundle rules), a case of `rules::tests` (catalog rules), or a test named here.
+    #[test]
+    fn every_rule_has_a_fixture() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/rules");
+        // Rules whose fixtures are tests elsewhere: load problems (tests/malformed.rs,
+        // tests/diagnostics.rs, tests/hostile_files.rs) and CSV-less bundles
+        // (bundle::csvless::tests, tests/csvless.rs).
+        let elsewhere: BTreeSet<&str> = crate::declcfg::load::RULES
+            .iter()
+            .map(|rule| rule.id)
+            .chain(crate::bundle::csvless::rules())
+            .chain([crate::bundle::csvless::PLAIN_MANIFEST_API_REMOVED])
+            .collect();
+        let catalog: BTreeSet<&str> = ALL.iter().map(|rule| rule.id).collect();
+        for rule in every() {
+            if catalog.contains(rule.id) || elsewhere.contains(rule.id) {
+                continue;
+            }
+            let dir = root.join(rule.id);
+            let invalid = std::fs::read_dir(&dir)
+                .map(|entries| {
+                    entries
+                        .filter_map(Result::ok)
+                        .any(|entry| entry.file_name().to_string_lossy().starts_with("invalid-"))
+                })
+                .unwrap_or(false);
+            assert!(
+                invalid,
+                "{}: no {}/invalid-* fixture",
+                rule.id,
+                dir.display()
+            );
+        }
     }
 }

@@ -11,7 +11,18 @@ pub struct Rule {
     pub id: &'static str,
     pub severity: Severity,
     pub summary: &'static str,
+    /// Where its findings point, relative to what it checks.
+    pub at: At,
     pub check: Check,
+}
+
+/// Where a rule's findings point (a JSON pointer relative to a blob).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At {
+    /// A field of the checked object's own blob (`""`: the blob itself).
+    Blob(&'static str),
+    /// A field of the channel entry that lists the checked bundle, in the channel's blob.
+    Entry(&'static str),
 }
 
 /// Where a rule looks and how its findings are placed among a node's children.

@@ -5,10 +5,10 @@
 //! The file is read strictly: a duplicate key is an error naming the key and
 //! both lines (decisions.md §4), every field has one type, `name` and
 //! `version` are required, `version` is strict semver. Unknown fields are
-//! warnings, so newer files still work. Problems are [`Finding`]s about
+//! warnings, so newer files still work. Problems are [`Diagnostic`]s about
 //! `metadata/bundle.yaml`; nothing prints.
 
-use crate::bundle::validate::Finding;
+use crate::bundle::validate::Diagnostic;
 use crate::encoding::json::go_quote;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -118,10 +118,10 @@ pub struct Descriptor {
 
 /// Reads `bundle.yaml` from `bytes`. Errors (and warnings) go to `findings`;
 /// `None` when the file cannot give a name and a version.
-pub fn parse(bytes: &[u8], findings: &mut Vec<Finding>) -> Option<BundleMeta> {
+pub fn parse(bytes: &[u8], findings: &mut Vec<Diagnostic>) -> Option<BundleMeta> {
     let file = Some(FILE.to_string());
     if let Some(dup) = crate::encoding::yaml_read::first_duplicate_key(bytes) {
-        findings.push(Finding::error(
+        let mut finding = crate::bundle::validate::finding(
             BUNDLE_YAML_DUPLICATE_KEY,
             format!(
                 "{FILE}: line {}: key {} already set on line {}",
@@ -130,13 +130,20 @@ pub fn parse(bytes: &[u8], findings: &mut Vec<Finding>) -> Option<BundleMeta> {
                 dup.first_line
             ),
             file,
-        ));
+        );
+        if let Some(location) = &mut finding.location {
+            location.position = Some(crate::encoding::locate::Position {
+                line: dup.line,
+                column: 1,
+            });
+        }
+        findings.push(finding);
         return None;
     }
     let value = match crate::encoding::yaml_read::yaml_bytes_to_json(bytes) {
         Ok(value) => value,
         Err(e) => {
-            findings.push(Finding::error(
+            findings.push(crate::bundle::validate::finding(
                 BUNDLE_YAML_INVALID,
                 format!("{FILE}: {}", e.message()),
                 file,
@@ -145,7 +152,7 @@ pub fn parse(bytes: &[u8], findings: &mut Vec<Finding>) -> Option<BundleMeta> {
         }
     };
     let Value::Object(map) = value else {
-        findings.push(Finding::error(
+        findings.push(crate::bundle::validate::finding(
             BUNDLE_YAML_INVALID,
             format!(
                 "{FILE}: expected a mapping with name and version, found {}",
@@ -176,14 +183,14 @@ fn describe(value: &Value) -> &'static str {
 }
 
 struct Reader<'a> {
-    findings: &'a mut Vec<Finding>,
+    findings: &'a mut Vec<Diagnostic>,
     failed: bool,
 }
 
 impl Reader<'_> {
     fn error(&mut self, rule: &'static str, message: String) {
         self.failed = true;
-        self.findings.push(Finding::error(
+        self.findings.push(crate::bundle::validate::finding(
             rule,
             format!("{FILE}: {message}"),
             Some(FILE.into()),
@@ -202,7 +209,7 @@ impl Reader<'_> {
     }
 
     fn unknown(&mut self, path: &str) {
-        self.findings.push(Finding::warning(
+        self.findings.push(crate::bundle::validate::finding(
             BUNDLE_YAML_FIELD_UNKNOWN,
             format!("{FILE}: unknown field {} (ignored)", go_quote(path)),
             Some(FILE.into()),

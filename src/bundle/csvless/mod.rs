@@ -6,14 +6,14 @@
 //! validate`: [`read`] checks the directory and returns the manifests, the
 //! metadata and, for registry+v2, the synthesised ClusterServiceVersion;
 //! [`CsvLessBundle::applied`] is the object list OLM applies. Problems are
-//! [`Finding`]s (validate reports them all; the other commands fail with
+//! [`Diagnostic`]s (validate reports them all; the other commands fail with
 //! them). Nothing prints.
 
 pub mod metadata;
-mod synth;
+pub(crate) mod synth;
 
 use crate::bundle::mediatype::{self, MediaType};
-use crate::bundle::validate::Finding;
+use crate::bundle::validate::Diagnostic;
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::Value;
 use std::path::Path;
@@ -39,6 +39,9 @@ pub const BUNDLE_DEPLOYMENT_MISSING: &str = "bundle-deployment-missing";
 /// An object of an API version Kubernetes has removed (an error in plain+v0
 /// bundles, which are applied as they are; a warning in registry+v2).
 pub const MANIFEST_API_REMOVED: &str = "manifest-api-removed";
+/// An object of an API version Kubernetes has removed, in a plain+v0 bundle (an error: such a
+/// bundle is applied as it is).
+pub const PLAIN_MANIFEST_API_REMOVED: &str = "plain-manifest-api-removed";
 
 /// Every rule of this module and its submodules.
 pub fn rules() -> Vec<&'static str> {
@@ -49,6 +52,7 @@ pub fn rules() -> Vec<&'static str> {
         MANIFESTS_EMPTY,
         BUNDLE_DEPLOYMENT_MISSING,
         MANIFEST_API_REMOVED,
+        PLAIN_MANIFEST_API_REMOVED,
         BUNDLE_API_WITHOUT_CRD,
     ];
     all.extend_from_slice(metadata::RULES);
@@ -72,9 +76,13 @@ impl Manifest {
         self.value.get("kind").and_then(Value::as_str).unwrap_or("")
     }
 
-    /// `file, document N` for messages.
-    pub fn location(&self) -> String {
-        format!("{}, document {}", self.file, self.document)
+    /// A finding about this object: in its file and document.
+    pub fn finding(&self, rule: &'static str, message: String) -> crate::diag::Diagnostic {
+        let mut finding = crate::bundle::validate::finding(rule, message, Some(self.file.clone()));
+        if let Some(location) = &mut finding.location {
+            location.document = self.document.checked_sub(1);
+        }
+        finding
     }
 }
 
@@ -180,7 +188,7 @@ pub fn annotations(root: &Path) -> Option<serde_json::Map<String, Value>> {
 pub fn read(
     root: &Path,
     media_type: MediaType,
-    findings: &mut Vec<Finding>,
+    findings: &mut Vec<Diagnostic>,
 ) -> Option<CsvLessBundle> {
     let before = errors(findings);
     let bundle = inspect(root, media_type, findings);
@@ -189,7 +197,11 @@ pub fn read(
 
 /// Like [`read`], but returns whatever could be read even when there are
 /// errors (for validation, which checks every object it can).
-pub fn inspect(root: &Path, media_type: MediaType, findings: &mut Vec<Finding>) -> CsvLessBundle {
+pub fn inspect(
+    root: &Path,
+    media_type: MediaType,
+    findings: &mut Vec<Diagnostic>,
+) -> CsvLessBundle {
     let manifests = read_manifests(root, findings);
     check_removed_apis(&manifests, media_type, findings);
     let bundle_yaml = root.join(metadata::FILE);
@@ -200,7 +212,7 @@ pub fn inspect(root: &Path, media_type: MediaType, findings: &mut Vec<Finding>) 
             ..
         }) => {
             if media_type == MediaType::RegistryV2 {
-                findings.push(Finding::error(
+                findings.push(crate::bundle::validate::finding(
                     metadata::BUNDLE_YAML_MISSING,
                     format!(
                         "{}: not found: a registry+v2 bundle needs its name, version and OLM metadata there",
@@ -212,7 +224,7 @@ pub fn inspect(root: &Path, media_type: MediaType, findings: &mut Vec<Finding>) 
             None
         }
         Err(e) => {
-            findings.push(Finding::error(
+            findings.push(crate::bundle::validate::finding(
                 metadata::BUNDLE_YAML_MISSING,
                 format!("{}: {}", metadata::FILE, e.reason()),
                 Some(metadata::FILE.into()),
@@ -223,7 +235,7 @@ pub fn inspect(root: &Path, media_type: MediaType, findings: &mut Vec<Finding>) 
     let mut synthesis = None;
     if media_type == MediaType::RegistryV2 {
         if !manifests.is_empty() && !manifests.iter().any(|m| m.kind() == "Deployment") {
-            findings.push(Finding::error(
+            findings.push(crate::bundle::validate::finding(
                 BUNDLE_DEPLOYMENT_MISSING,
                 "manifests/: a registry+v2 bundle needs at least one Deployment (it replaces the CSV's install strategy)",
                 Some("manifests".into()),
@@ -241,7 +253,7 @@ pub fn inspect(root: &Path, media_type: MediaType, findings: &mut Vec<Finding>) 
     }
 }
 
-fn errors(findings: &[Finding]) -> usize {
+fn errors(findings: &[Diagnostic]) -> usize {
     findings
         .iter()
         .filter(|f| f.severity == crate::bundle::validate::Severity::Error)
@@ -251,7 +263,7 @@ fn errors(findings: &[Finding]) -> usize {
 /// Every object of `manifests/`, which must be flat and hold at least one
 /// object; every document must be a Kubernetes object (non-empty
 /// `apiVersion` and `kind`). Hidden files are skipped.
-pub fn read_manifests(root: &Path, findings: &mut Vec<Finding>) -> Vec<Manifest> {
+pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manifest> {
     let dir = root.join("manifests");
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,
@@ -261,7 +273,11 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Finding>) -> Vec<Manifest>
             } else {
                 format!("manifests/: {}", crate::declcfg::load::io_message(&e))
             };
-            findings.push(Finding::error(MANIFESTS_MISSING, message, None));
+            findings.push(crate::bundle::validate::finding(
+                MANIFESTS_MISSING,
+                message,
+                None,
+            ));
             return Vec::new();
         }
     };
@@ -275,7 +291,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Finding>) -> Vec<Manifest>
         }
         let file = format!("manifests/{name}");
         if entry.path().is_dir() {
-            findings.push(Finding::error(
+            findings.push(crate::bundle::validate::finding(
                 MANIFESTS_NOT_FLAT,
                 format!("{file}: is a directory; manifests/ must be flat"),
                 Some(file),
@@ -285,7 +301,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Finding>) -> Vec<Manifest>
         let bytes = match crate::bundle::read_file(&entry.path()) {
             Ok(bytes) => bytes,
             Err(e) => {
-                findings.push(Finding::error(
+                findings.push(crate::bundle::validate::finding(
                     MANIFEST_NOT_OBJECTS,
                     format!("{file}: {}", e.reason()),
                     Some(file),
@@ -294,7 +310,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Finding>) -> Vec<Manifest>
             }
         };
         match objects_of(&bytes) {
-            Ok(objects) if objects.is_empty() => findings.push(Finding::error(
+            Ok(objects) if objects.is_empty() => findings.push(crate::bundle::validate::finding(
                 MANIFEST_NOT_OBJECTS,
                 format!("{file}: holds no Kubernetes object"),
                 Some(file),
@@ -309,16 +325,19 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Finding>) -> Vec<Manifest>
                     });
                 }
             }
-            Err((document, message)) => findings.push(Finding::error(
-                MANIFEST_NOT_OBJECTS,
-                format!("{file}, document {document}: {message}"),
-                Some(file),
-            )),
+            Err((document, message)) => {
+                let mut finding =
+                    crate::bundle::validate::finding(MANIFEST_NOT_OBJECTS, message, Some(file));
+                if let Some(location) = &mut finding.location {
+                    location.document = document.checked_sub(1);
+                }
+                findings.push(finding);
+            }
         }
     }
     let unreadable = findings.iter().any(|f| f.rule == MANIFEST_NOT_OBJECTS);
     if manifests.is_empty() && !unreadable {
-        findings.push(Finding::error(
+        findings.push(crate::bundle::validate::finding(
             MANIFESTS_EMPTY,
             "manifests/: holds no Kubernetes object; a bundle needs at least one",
             Some("manifests".into()),
@@ -422,7 +441,7 @@ pub fn removed_in(api_version: &str, kind: &str) -> Option<&'static str> {
 /// Objects no current Kubernetes accepts: errors in plain+v0 bundles (applied
 /// as they are, so not kubectl-able), warnings in registry+v2 bundles (as
 /// registry+v1 bundles, whose CRDs OLM may still serve on old clusters).
-fn check_removed_apis(manifests: &[Manifest], media_type: MediaType, out: &mut Vec<Finding>) {
+fn check_removed_apis(manifests: &[Manifest], media_type: MediaType, out: &mut Vec<Diagnostic>) {
     for m in manifests {
         let api_version = m
             .value
@@ -437,21 +456,21 @@ fn check_removed_apis(manifests: &[Manifest], media_type: MediaType, out: &mut V
             continue;
         }
         let message = format!(
-            "{}: {api_version} {} was removed in Kubernetes {release}; kubectl apply fails on any current cluster",
-            m.location(),
+            "{api_version} {} was removed in Kubernetes {release}; kubectl apply fails on any current cluster",
             m.kind()
         );
-        out.push(if media_type == MediaType::Plain {
-            Finding::error(MANIFEST_API_REMOVED, message, Some(m.file.clone()))
+        let rule = if media_type == MediaType::Plain {
+            PLAIN_MANIFEST_API_REMOVED
         } else {
-            Finding::warning(MANIFEST_API_REMOVED, message, Some(m.file.clone()))
-        });
+            MANIFEST_API_REMOVED
+        };
+        out.push(m.finding(rule, message));
     }
 }
 
 /// The problems of `findings` as one message (errors only, in order), for
 /// commands that stop at the first failure.
-pub fn error_text(findings: &[Finding]) -> String {
+pub fn error_text(findings: &[Diagnostic]) -> String {
     findings
         .iter()
         .filter(|f| f.severity == crate::bundle::validate::Severity::Error)

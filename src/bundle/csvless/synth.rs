@@ -14,7 +14,7 @@
 
 use super::metadata::{ApiDescription, BundleMeta, DescriptorRoot};
 use super::Manifest;
-use crate::bundle::validate::Finding;
+use crate::bundle::validate::Diagnostic;
 use crate::encoding::json::go_quote;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
@@ -103,7 +103,7 @@ fn crd_versions(manifests: &[Manifest]) -> Vec<CrdVersion<'_>> {
 pub fn synthesize(
     meta: &BundleMeta,
     manifests: &[Manifest],
-    findings: &mut Vec<Finding>,
+    findings: &mut Vec<Diagnostic>,
 ) -> Synthesis {
     let mut absorbed = vec![false; manifests.len()];
     let crds = crd_versions(manifests);
@@ -113,7 +113,7 @@ pub fn synthesize(
             .iter()
             .any(|c| c.group == api.group() && c.kind == api.kind && c.version == api.version());
         if !found {
-            findings.push(Finding::error(
+            findings.push(crate::bundle::validate::finding(
                 BUNDLE_API_WITHOUT_CRD,
                 format!(
                     "{}: apis[{i}]: no CustomResourceDefinition in manifests/ serves {} {}",

@@ -119,9 +119,11 @@ fn registry_v2_problems_are_all_reported() {
         ],
         "{findings:?}"
     );
+    assert_eq!(findings[0].message, "not a Kubernetes object: found array");
+    let location = findings[0].location.as_ref().unwrap();
     assert_eq!(
-        findings[0].message,
-        "manifests/bad.yaml, document 2: not a Kubernetes object: found array"
+        (&*location.file, location.document),
+        ("manifests/bad.yaml", Some(1))
     );
 }
 
@@ -166,7 +168,7 @@ fn plain_bundles_list_every_object_and_refuse_removed_apis() {
     )]);
     let mut findings = Vec::new();
     assert!(read(old.path(), MediaType::Plain, &mut findings).is_none());
-    assert_eq!(findings[0].rule, MANIFEST_API_REMOVED);
+    assert_eq!(findings[0].rule, PLAIN_MANIFEST_API_REMOVED);
     assert!(findings[0].message.contains(
         "apiextensions.k8s.io/v1beta1 CustomResourceDefinition was removed in Kubernetes 1.22"
     ));

@@ -6,7 +6,7 @@
 
 use super::message::{self, Level};
 use super::registry::Object;
-use super::{Finding, Severity};
+use super::Diagnostic;
 use serde_json::{json, Value};
 
 /// A PodDisruptionBudget that allows no disruption.
@@ -39,7 +39,7 @@ const DEFAULT_SCCS: &[&str] = &[
 ];
 
 /// Runs the checks over every decoded manifest.
-pub fn check(objects: &[Object<'_>], out: &mut Vec<Finding>) {
+pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
     for object in objects {
         let v = object.value;
         let file = Some(object.file.to_string());
@@ -62,7 +62,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Finding>) {
                     _ => false,
                 };
                 if blocks {
-                    out.push(Finding::error(
+                    out.push(crate::bundle::validate::finding(
                         OBJECT_PDB_BLOCKS_EVICTION,
                         message::api(
                             Level::Error,
@@ -75,7 +75,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Finding>) {
                 }
                 let min = spec.and_then(|s| s.get("minAvailable"));
                 if min.and_then(Value::as_str) == Some("100%") {
-                    out.push(Finding::error(
+                    out.push(crate::bundle::validate::finding(
                         OBJECT_PDB_BLOCKS_EVICTION,
                         message::api(
                             Level::Error,
@@ -88,7 +88,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Finding>) {
                 }
             }
             "PriorityClass" if v.get("globalDefault").and_then(Value::as_bool) == Some(true) => {
-                out.push(Finding::error(
+                out.push(crate::bundle::validate::finding(
                     OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
                     message::api(
                         Level::Error,
@@ -123,23 +123,18 @@ fn contains_any(list: &[&str], items: &[&str]) -> bool {
     list.iter().any(|s| items.contains(s))
 }
 
-fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Finding>) {
+fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
     for rule in rules {
         if contains_any(&strings(rule, "apiGroups"), &["policy"])
             && contains_any(&strings(rule, "resources"), &["poddisruptionbudgets"])
             && contains_any(&strings(rule, "verbs"), &["*", "create", "update", "patch"])
         {
-            out.push(Finding {
-                rule: OBJECT_RBAC_MANAGES_PDB,
-                severity: Severity::Warning,
-                message: message::api(
+            out.push(crate::bundle::validate::finding(OBJECT_RBAC_MANAGES_PDB, message::api(
                     Level::Warning,
                     "",
                     Some("RBAC includes permission to create/update poddisruptionbudgets, which could impact cluster stability"),
                     &compact(rule),
-                ),
-                file: file.clone(),
-            });
+                ), file.clone()));
         }
     }
     for rule in rules {
@@ -148,7 +143,7 @@ fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Finding>) {
             && contains_any(&strings(rule, "verbs"), &["*", "delete", "update", "patch"])
             && contains_any(&strings(rule, "resourceNames"), DEFAULT_SCCS)
         {
-            out.push(Finding::error(
+            out.push(crate::bundle::validate::finding(
                 OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
                 message::api(
                     Level::Error,

@@ -12,8 +12,8 @@
 
 use super::registry::Object;
 use super::{
-    bundle_objects, crd, csv, good_practices, kinds, object_meta, operatorhub, registry, Finding,
-    Optional, Options,
+    bundle_objects, crd, csv, good_practices, kinds, object_meta, operatorhub, registry,
+    Diagnostic, Optional, Options,
 };
 use crate::bundle::gojson;
 use crate::bundle::mediatype::{self, MediaType};
@@ -56,7 +56,7 @@ struct Decoded {
 
 /// Validates the contents of `root/manifests/`; nothing when that directory
 /// does not exist (the format check reports it).
-pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
+pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
     let dir = root.join("manifests");
     let mut findings = Vec::new();
     if !dir.is_dir() {
@@ -89,7 +89,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
                     ..
                 },
             ) => {
-                findings.push(Finding::error(
+                findings.push(crate::bundle::validate::finding(
                     MANIFEST_UNREADABLE,
                     format!("Unable to read file {file} in supported types"),
                     Some(file),
@@ -97,7 +97,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
                 continue;
             }
             Err(refused) => {
-                findings.push(Finding::error(
+                findings.push(crate::bundle::validate::finding(
                     MANIFEST_UNREADABLE,
                     format!("{file}: {}", refused.reason()),
                     Some(file),
@@ -108,11 +108,16 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
         let documents = match read_documents(&bytes) {
             Ok(documents) => documents,
             Err(message) => {
-                findings.push(Finding::error(MANIFEST_DECODE_FAILED, message, Some(file)));
+                findings.push(crate::bundle::validate::finding(
+                    MANIFEST_DECODE_FAILED,
+                    message,
+                    Some(file),
+                ));
                 continue;
             }
         };
-        for (value, from_yaml) in documents {
+        for (document, value, from_yaml) in documents {
+            let before = findings.len();
             let kind = value
                 .get("kind")
                 .and_then(Value::as_str)
@@ -126,11 +131,12 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
             });
             let doc = &decoded[index].value;
             if media_type == Some(MediaType::RegistryV1) && !kinds::is_supported(&kind) {
-                findings.push(Finding::error(
+                findings.push(crate::bundle::validate::finding(
                     MANIFEST_KIND_UNSUPPORTED,
                     format!("{kind} is not supported type for registryV1 bundle: {file}"),
                     Some(file.clone()),
                 ));
+                place(&mut findings[before..], document);
                 continue;
             }
             match kind.as_str() {
@@ -147,7 +153,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
                 "CustomResourceDefinition" => crd::check(doc, from_yaml, &file, &mut findings),
                 _ => {
                     if let Err(message) = object_meta::kubectlable(doc) {
-                        findings.push(Finding::error(
+                        findings.push(crate::bundle::validate::finding(
                             OBJECT_METADATA_INVALID,
                             message,
                             Some(file.clone()),
@@ -155,6 +161,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
                     }
                 }
             }
+            place(&mut findings[before..], document);
         }
     }
     if decoded.is_empty() {
@@ -193,12 +200,47 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Finding> {
     findings
 }
 
+/// Places the findings of one document: its index, and the field each rule is about.
+fn place(findings: &mut [Diagnostic], document: usize) {
+    for finding in findings {
+        if let Some(location) = &mut finding.location {
+            location.document = Some(document);
+            location.pointer = pointer_of(finding.rule).map(str::to_string);
+        }
+    }
+}
+
+/// The field a manifest rule's findings are about (a JSON pointer into the document).
+fn pointer_of(rule: &str) -> Option<&'static str> {
+    Some(match rule {
+        csv::CSV_NAME_INVALID => "/metadata/name",
+        csv::CSV_REPLACES_INVALID => "/spec/replaces",
+        csv::CSV_EXAMPLES_MISSING
+        | csv::CSV_EXAMPLES_INVALID
+        | csv::CSV_EXAMPLE_API_NOT_PROVIDED => "/metadata/annotations/alm-examples",
+        csv::CSV_API_WITHOUT_EXAMPLE | csv::CSV_OWNED_CRD_NAME_INVALID => {
+            "/spec/customresourcedefinitions"
+        }
+        csv::CSV_INSTALL_MODES_INVALID => "/spec/installModes",
+        csv::CSV_MIN_KUBE_VERSION_INVALID => "/spec/minKubeVersion",
+        csv::CSV_ANNOTATION_WRONG_CASE => "/metadata/annotations",
+        crd::CRD_METADATA_INVALID | OBJECT_METADATA_INVALID => "/metadata",
+        crd::CRD_GROUP_INVALID => "/spec/group",
+        crd::CRD_SCOPE_INVALID => "/spec/scope",
+        crd::CRD_VERSIONS_INVALID | crd::CRD_VERSION_DETAILS_INVALID => "/spec/versions",
+        crd::CRD_NAMES_INVALID => "/spec/names",
+        crd::CRD_CONVERSION_INVALID => "/spec/conversion",
+        crd::CRD_PRESERVE_UNKNOWN_FIELDS => "/spec/preserveUnknownFields",
+        _ => return None,
+    })
+}
+
 /// The documents of one manifest file as objects, with whether each came
 /// from YAML. A file without documents, a document that is not an object or
 /// an object without a kind is an error with the decoder's message. A first
 /// document without content is an object without kind (as upstream reads
 /// it); later empty documents are skipped.
-fn read_documents(bytes: &[u8]) -> Result<Vec<(Value, bool)>, String> {
+fn read_documents(bytes: &[u8]) -> Result<Vec<(usize, Value, bool)>, String> {
     let documents = decode_documents(bytes).map_err(|e| e.kind.to_string())?;
     if documents.is_empty() {
         return Err("EOF".to_string());
@@ -236,7 +278,7 @@ fn read_documents(bytes: &[u8]) -> Result<Vec<(Value, bool)>, String> {
                 ))
             }
         };
-        out.push((value, from_yaml));
+        out.push((index, value, from_yaml));
     }
     Ok(out)
 }

@@ -12,7 +12,7 @@
 use super::message::{self, Bad, FieldError, Level};
 use super::object_meta::validate_object_meta;
 use super::shape::{self, Ty};
-use super::{Finding, Severity};
+use super::Diagnostic;
 use crate::bundle::gojson;
 use crate::model::dns::{dns1035_label_errors, dns1123_subdomain_errors};
 use serde_json::{json, Value};
@@ -77,14 +77,13 @@ pub(crate) enum CrdVersion {
 }
 
 /// Checks one CRD document (`from_yaml`: it came from a YAML document).
-pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Finding>) {
-    let mut push = |rule: &'static str, severity: Severity, message: String| {
-        out.push(Finding {
+pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Diagnostic>) {
+    let mut push = |rule: &'static str, message: String| {
+        out.push(crate::bundle::validate::finding(
             rule,
-            severity,
             message,
-            file: Some(file.to_string()),
-        });
+            Some(file.to_string()),
+        ));
     };
     let api_version = doc
         .get("apiVersion")
@@ -96,22 +95,17 @@ pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Finding>) {
         other => {
             push(
                 CRD_API_VERSION_UNSUPPORTED,
-                Severity::Error,
                 format!("Unsupported api version of CRD: {other}"),
             );
             return;
         }
     };
     if let Err(e) = decode(doc, version, from_yaml) {
-        push(CRD_DECODE_FAILED, Severity::Error, e);
+        push(CRD_DECODE_FAILED, e);
         return;
     }
     if version == CrdVersion::V1beta1 {
-        push(
-            CRD_V1BETA1_DEPRECATED,
-            Severity::Warning,
-            V1BETA1_WARNING.to_string(),
-        );
+        push(CRD_V1BETA1_DEPRECATED, V1BETA1_WARNING.to_string());
     }
     for (rule, error) in validate(doc, version) {
         if error.path.contains("openAPIV3Schema") || error.path.contains("status") {
@@ -119,7 +113,6 @@ pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Finding>) {
         }
         push(
             rule,
-            Severity::Error,
             message::api(
                 Level::Error,
                 &error.path,
@@ -892,7 +885,7 @@ mod tests {
         let mut out = Vec::new();
         check(doc, true, "manifests/crd.yaml", &mut out);
         out.into_iter()
-            .filter(|f| f.severity == Severity::Error)
+            .filter(|f| f.severity == crate::diag::Severity::Error)
             .map(|f| f.message)
             .collect()
     }

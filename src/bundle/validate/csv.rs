@@ -8,7 +8,7 @@
 
 use super::message::{self, Level};
 use super::shape::{self, Ty};
-use super::{Finding, Severity};
+use super::Diagnostic;
 use crate::model::dns::{dns1123_subdomain_errors, label_value_errors};
 use crate::semver::{parse_release, Version};
 use serde_json::{Map, Value};
@@ -32,8 +32,10 @@ pub const CSV_API_WITHOUT_EXAMPLE: &str = "csv-api-without-example";
 pub const CSV_OWNED_CRD_NAME_INVALID: &str = "csv-owned-crd-name-invalid";
 /// `spec.installModes` is empty, supports nothing, or conflicts with conversion webhooks.
 pub const CSV_INSTALL_MODES_INVALID: &str = "csv-install-modes-invalid";
-/// `spec.minKubeVersion` is not a semantic version (an absent one is a warning).
+/// `spec.minKubeVersion` is not a semantic version.
 pub const CSV_MIN_KUBE_VERSION_INVALID: &str = "csv-min-kube-version-invalid";
+/// `spec.minKubeVersion` is not set (warning).
+pub const CSV_MIN_KUBE_VERSION_MISSING: &str = "csv-min-kube-version-missing";
 /// A field the CSV type requires is missing.
 pub const CSV_REQUIRED_FIELD_MISSING: &str = "csv-required-field-missing";
 /// An OLM annotation key is spelled with the wrong case.
@@ -53,6 +55,7 @@ pub const RULES: &[&str] = &[
     CSV_OWNED_CRD_NAME_INVALID,
     CSV_INSTALL_MODES_INVALID,
     CSV_MIN_KUBE_VERSION_INVALID,
+    CSV_MIN_KUBE_VERSION_MISSING,
     CSV_REQUIRED_FIELD_MISSING,
     CSV_ANNOTATION_WRONG_CASE,
     CSV_TYPE_META_MISSING,
@@ -74,24 +77,22 @@ const CASE_SENSITIVE_ANNOTATIONS: &[&str] = &[
 
 /// Runs the conversion and, when it succeeds, the validator on one CSV
 /// document. Findings carry `file`.
-pub fn check(csv: &Value, file: &str, out: &mut Vec<Finding>) {
-    let mut push = |rule: &'static str, severity: Severity, message: String| {
-        out.push(Finding {
+pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
+    let mut push = |rule: &'static str, message: String| {
+        out.push(crate::bundle::validate::finding(
             rule,
-            severity,
             message,
-            file: Some(file.to_string()),
-        });
+            Some(file.to_string()),
+        ));
     };
     if let Err(e) = shape::unstructured(csv, &CSV) {
-        push(CSV_CONVERSION_FAILED, Severity::Error, e);
+        push(CSV_CONVERSION_FAILED, e);
         return;
     }
     let name = text(csv, &["metadata", "name"]);
     if let Err(e) = csv_name_format(name) {
         push(
             CSV_NAME_INVALID,
-            Severity::Error,
             message::csv(Level::Error, name, &format!("metadata.name {e}")),
         );
     }
@@ -100,28 +101,25 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Finding>) {
         if let Err(e) = csv_name_format(replaces) {
             push(
                 CSV_REPLACES_INVALID,
-                Severity::Error,
                 message::csv(Level::Error, name, &format!("spec.replaces {e}")),
             );
         }
     }
-    for (rule, level, msg) in examples(csv, name) {
-        push(rule, severity(level), msg);
+    for (rule, _, msg) in examples(csv, name) {
+        push(rule, msg);
     }
     for msg in install_modes(csv, name) {
-        push(CSV_INSTALL_MODES_INVALID, Severity::Error, msg);
+        push(CSV_INSTALL_MODES_INVALID, msg);
     }
     let min_kube = text(csv, &["spec", "minKubeVersion"]);
     if min_kube.trim().is_empty() {
         push(
-            CSV_MIN_KUBE_VERSION_INVALID,
-            Severity::Warning,
+            CSV_MIN_KUBE_VERSION_MISSING,
             message::csv(Level::Warning, name, MIN_KUBE_VERSION_WARNING),
         );
     } else if Version::parse(min_kube).is_err() {
         push(
             CSV_MIN_KUBE_VERSION_INVALID,
-            Severity::Error,
             message::csv(
                 Level::Error,
                 name,
@@ -130,10 +128,10 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Finding>) {
         );
     }
     for msg in required_fields(csv) {
-        push(CSV_REQUIRED_FIELD_MISSING, Severity::Error, msg);
+        push(CSV_REQUIRED_FIELD_MISSING, msg);
     }
     for msg in annotation_case(csv, name) {
-        push(CSV_ANNOTATION_WRONG_CASE, Severity::Error, msg);
+        push(CSV_ANNOTATION_WRONG_CASE, msg);
     }
     let api_version = text(csv, &["apiVersion"]);
     if api_version
@@ -144,23 +142,14 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Finding>) {
     {
         push(
             CSV_TYPE_META_MISSING,
-            Severity::Error,
             message::csv(Level::Error, name, "'apiVersion' is missing"),
         );
     }
     if text(csv, &["kind"]).is_empty() {
         push(
             CSV_TYPE_META_MISSING,
-            Severity::Error,
             message::csv(Level::Error, name, "'kind' is missing"),
         );
-    }
-}
-
-fn severity(level: Level) -> Severity {
-    match level {
-        Level::Error => Severity::Error,
-        Level::Warning => Severity::Warning,
     }
 }
 
@@ -853,6 +842,7 @@ const CSV: Ty = Ty::Struct(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::Severity;
     use serde_json::json;
 
     fn messages(csv: &Value) -> Vec<(&'static str, Severity, String)> {

@@ -14,14 +14,14 @@
 
 use super::registry::Object;
 use super::{
-    bundle_objects, content, crd, csv, format, good_practices, object_meta, operatorhub, Finding,
-    Optional, Options,
+    bundle_objects, content, crd, csv, format, good_practices, object_meta, operatorhub,
+    Diagnostic, Optional, Options,
 };
 use crate::bundle::csvless::{self, metadata};
 use crate::bundle::mediatype::MediaType;
 use std::path::Path;
 
-pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) -> Vec<Finding> {
+pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     if media_type == MediaType::RegistryV2 {
         findings.extend(format::validate_format_as(root, media_type));
@@ -41,11 +41,7 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
                     .or_else(|| name_problem(m))
                     .or_else(|| deployment_problem(m));
                 if let Some(message) = problem {
-                    findings.push(Finding::error(
-                        content::OBJECT_METADATA_INVALID,
-                        format!("{}: {message}", m.location()),
-                        Some(m.file.clone()),
-                    ));
+                    findings.push(m.finding(content::OBJECT_METADATA_INVALID, message));
                 }
             }
         }

@@ -7,7 +7,7 @@
 //! and the compound `all`, `any`, `not`, plus the deprecated `none`), nested
 //! to any depth; upstream understands only `cel`. No printing here.
 
-use super::Finding;
+use super::Diagnostic;
 use crate::bundle::gojson::{self, GoStruct, RawProperty};
 use crate::semver::Range;
 use serde_json::Value;
@@ -36,9 +36,11 @@ pub const DEPENDENCY_CONSTRAINT_INVALID: &str = "dependency-constraint-invalid";
 /// (`Invalid CEL expression: <cel diagnostic>`).
 pub const DEPENDENCY_CONSTRAINT_CEL_INVALID: &str = "dependency-constraint-cel-invalid";
 /// Warning: an `olm.constraint` sets more than one form; OLM evaluates only
-/// one of them. Problems in the other forms of a top-level constraint that
-/// also has `cel` are warnings too, as upstream ignores everything but `cel`.
+/// one of them.
 pub const DEPENDENCY_CONSTRAINT_AMBIGUOUS: &str = "dependency-constraint-ambiguous";
+/// Warning: a problem in a form of a top-level `olm.constraint` whose `cel`
+/// rule decides (upstream ignores everything but `cel` there).
+pub const DEPENDENCY_CONSTRAINT_FORM_IGNORED: &str = "dependency-constraint-form-ignored";
 
 /// Every rule of this module, in check order.
 pub const RULES: &[&str] = &[
@@ -49,6 +51,7 @@ pub const RULES: &[&str] = &[
     DEPENDENCY_CONSTRAINT_INVALID,
     DEPENDENCY_CONSTRAINT_CEL_INVALID,
     DEPENDENCY_CONSTRAINT_AMBIGUOUS,
+    DEPENDENCY_CONSTRAINT_FORM_IGNORED,
 ];
 
 const GVK: GoStruct = GoStruct {
@@ -66,7 +69,7 @@ const LABEL: GoStruct = GoStruct {
 
 /// Checks every entry, in file order; `file` is the dependencies file
 /// relative to the bundle root.
-pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Finding> {
+pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     for entry in entries {
         let value = entry.value.as_deref();
@@ -93,13 +96,10 @@ pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Fin
             _ => Err(String::new()),
         };
         match checked {
-            Ok(problems) => findings.extend(problems.into_iter().map(|p| Finding {
-                rule: p.rule,
-                severity: p.severity,
-                message: p.message,
-                file: Some(file.to_string()),
+            Ok(problems) => findings.extend(problems.into_iter().map(|p| {
+                crate::bundle::validate::finding(p.rule, p.message, Some(file.to_string()))
             })),
-            Err(_) => findings.push(Finding::error(
+            Err(_) => findings.push(crate::bundle::validate::finding(
                 DEPENDENCY_UNPARSEABLE,
                 format!("couldn't parse dependency of type {}", entry.kind),
                 Some(file.to_string()),
@@ -111,17 +111,12 @@ pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Fin
 
 struct Problem {
     rule: &'static str,
-    severity: super::Severity,
     message: String,
 }
 
 impl Problem {
     fn error(rule: &'static str, message: String) -> Problem {
-        Problem {
-            rule,
-            severity: super::Severity::Error,
-            message,
-        }
+        Problem { rule, message }
     }
 }
 
@@ -263,8 +258,11 @@ fn constraint_problems(constraint: &Constraint) -> Vec<Problem> {
         // Upstream accepts any top-level constraint whose CEL rule is good,
         // whatever else it carries: problems elsewhere only warn.
         for problem in &mut problems {
-            if problem.rule != DEPENDENCY_CONSTRAINT_CEL_INVALID {
-                problem.severity = super::Severity::Warning;
+            if !matches!(
+                problem.rule,
+                DEPENDENCY_CONSTRAINT_CEL_INVALID | DEPENDENCY_CONSTRAINT_AMBIGUOUS
+            ) {
+                problem.rule = DEPENDENCY_CONSTRAINT_FORM_IGNORED;
             }
         }
     }
@@ -290,7 +288,6 @@ fn check_constraint(constraint: &Constraint, path: &str, problems: &mut Vec<Prob
         1 => {}
         _ => problems.push(Problem {
             rule: DEPENDENCY_CONSTRAINT_AMBIGUOUS,
-            severity: super::Severity::Warning,
             message: at(&format!(
                 "The constraint sets more than one of cel, package, gvk, all, any, not ({}); OLM evaluates only one",
                 forms.join(", ")
@@ -544,6 +541,7 @@ mod tests {
         );
         assert!(got.iter().all(|f| f.1 == Severity::Warning), "{got:?}");
         assert_eq!(got[0].0, DEPENDENCY_CONSTRAINT_AMBIGUOUS);
+        assert_eq!(got[1].0, DEPENDENCY_CONSTRAINT_FORM_IGNORED);
         assert_eq!(got.len(), 3);
         let got = check(
             "olm.constraint",

@@ -6,7 +6,7 @@
 //! Metadata files are recognised by content, not by name; only the first
 //! document of each file is read, as upstream does. No printing here.
 
-use super::{dependencies, Finding};
+use super::{dependencies, Diagnostic};
 use crate::bundle::gojson::{self, RawDoc, RawProperty, Shape};
 use crate::bundle::mediatype::{self, MediaType};
 use crate::encoding::json::go_quote;
@@ -85,33 +85,37 @@ pub fn has_bundle_dirs(root: &Path) -> bool {
 /// Runs the format checks on the bundle directory `root`. When a required
 /// directory is missing, only that is reported (as upstream, which stops
 /// there).
-pub fn validate_format(root: &Path) -> Vec<Finding> {
+pub fn validate_format(root: &Path) -> Vec<Diagnostic> {
     validate_format_with(root, None)
 }
 
 /// The format checks of a CSV-less bundle whose media type is known (from
 /// its annotations): the annotations must carry it, under the standard key or
 /// the CSV-less design's key without `.v1`.
-pub fn validate_format_as(root: &Path, media_type: MediaType) -> Vec<Finding> {
+pub fn validate_format_as(root: &Path, media_type: MediaType) -> Vec<Diagnostic> {
     validate_format_with(root, Some(media_type))
 }
 
-fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Finding> {
+fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     let entries = list_dir(root).unwrap_or_else(|message| {
-        findings.push(Finding::error(BUNDLE_DIR_UNREADABLE, message, None));
+        findings.push(crate::bundle::validate::finding(
+            BUNDLE_DIR_UNREADABLE,
+            message,
+            None,
+        ));
         Vec::new()
     });
     let (manifests, metadata) = bundle_dirs(&entries);
     if !manifests {
-        findings.push(Finding::error(
+        findings.push(crate::bundle::validate::finding(
             BUNDLE_MISSING_MANIFESTS_DIR,
             "Unable to locate manifests directory",
             None,
         ));
     }
     if !metadata {
-        findings.push(Finding::error(
+        findings.push(crate::bundle::validate::finding(
             BUNDLE_MISSING_METADATA_DIR,
             "Unable to locate metadata directory",
             None,
@@ -124,7 +128,7 @@ fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Finding> {
     let detected = match known.map_or_else(|| mediatype::detect(&root.join("manifests")), Ok) {
         Ok(found) => Some(found),
         Err(message) => {
-            findings.push(Finding::error(
+            findings.push(crate::bundle::validate::finding(
                 BUNDLE_MEDIATYPE_UNDETECTED,
                 message,
                 Some("manifests".into()),
@@ -135,7 +139,7 @@ fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Finding> {
 
     let files = scan_metadata(&root.join("metadata"), &mut findings);
     match files.annotations {
-        None => findings.push(Finding::error(
+        None => findings.push(crate::bundle::validate::finding(
             ANNOTATIONS_FILE_MISSING,
             "Could not find annotations file",
             Some("metadata".into()),
@@ -168,9 +172,11 @@ fn check_annotations(
     detected: Option<MediaType>,
     annotations: &BTreeMap<String, String>,
     file: &str,
-    findings: &mut Vec<Finding>,
+    findings: &mut Vec<Diagnostic>,
 ) {
-    let error = |rule, message: String| Finding::error(rule, message, Some(file.to_string()));
+    let error = |rule, message: String| {
+        crate::bundle::validate::finding(rule, message, Some(file.to_string()))
+    };
     for key in CHECKED_KEYS {
         let value = annotations.get(key).map(String::as_str);
         if value.is_none() && key != DEFAULT_CHANNEL_KEY {
@@ -230,10 +236,10 @@ struct MetadataFiles {
 /// one is found, and as the dependencies file until one with at least one
 /// entry is found; a file taken as the annotations file is not also tried as
 /// the dependencies file.
-fn scan_metadata(dir: &Path, findings: &mut Vec<Finding>) -> MetadataFiles {
+fn scan_metadata(dir: &Path, findings: &mut Vec<Diagnostic>) -> MetadataFiles {
     let mut found = MetadataFiles::default();
     let entries = list_dir(dir).unwrap_or_else(|message| {
-        findings.push(Finding::error(
+        findings.push(crate::bundle::validate::finding(
             BUNDLE_DIR_UNREADABLE,
             message,
             Some("metadata".into()),
@@ -634,9 +640,9 @@ mod tests {
             ("metadata/zz.yaml", "annotations: {}\n"),
         ]);
         let findings = validate_format(dir.path());
-        assert!(findings.iter().all(
-            |f| f.file.as_deref() == Some("metadata/zz.yaml") && f.severity == Severity::Error
-        ));
+        assert!(findings
+            .iter()
+            .all(|f| f.file() == Some("metadata/zz.yaml") && f.severity == Severity::Error));
     }
 
     #[test]

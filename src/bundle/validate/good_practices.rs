@@ -6,7 +6,7 @@
 
 use super::csv::{list, text};
 use super::message::{self, Level};
-use super::{Finding, Severity};
+use super::Diagnostic;
 use crate::semver::Version;
 use serde_json::Value;
 
@@ -42,18 +42,14 @@ const CRD_RBAC_WARNING: &str = "CSV contains permissions to create CRD. An Opera
 
 /// Runs the checks; `channels` are the annotations' channels followed by the
 /// default channel.
-pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Finding>) {
+pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Diagnostic>) {
     let name = text(csv, &["metadata", "name"]);
     let mut push = |rule: &'static str, level: Level, detail: String| {
-        out.push(Finding {
+        out.push(crate::bundle::validate::finding(
             rule,
-            severity: match level {
-                Level::Error => Severity::Error,
-                Level::Warning => Severity::Warning,
-            },
-            message: message::api(level, "", Some(name), &detail),
-            file: Some(file.to_string()),
-        });
+            message::api(level, "", Some(name), &detail),
+            Some(file.to_string()),
+        ));
     };
     let deployments =
         super::csv::at(csv, &["spec", "install", "spec", "deployments"]).filter(|d| !d.is_null());

@@ -3,7 +3,7 @@
 //! (supported kinds, ClusterServiceVersion and CustomResourceDefinition rules,
 //! object metadata), the registry checks, and the optional validators.
 //!
-//! Findings are data ([`Finding`]); nothing here prints. Messages keep
+//! Findings are data ([`Diagnostic`]); nothing here prints. Messages keep
 //! upstream's wording; every problem is gathered.
 
 mod bundle_objects;
@@ -21,54 +21,33 @@ mod message;
 mod object_meta;
 mod operatorhub;
 mod registry;
+pub mod rules;
 mod shape;
 
-use serde::Serialize;
 use std::path::Path;
 
-/// How serious a finding is. Only errors fail validation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-}
+pub use crate::diag::{Diagnostic, Severity};
 
-/// One problem found in a bundle.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// Stable kebab-case identifier of the check (e.g. `annotations-missing`).
-    pub rule: &'static str,
-    pub severity: Severity,
-    /// Upstream's wording, as it appears in `Bundle validation errors: …`.
-    pub message: String,
-    /// The file the finding is about, relative to the bundle root
-    /// (`manifests/csv.yaml`, `metadata/annotations.yaml`), when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-}
-
-impl Finding {
-    pub fn error(rule: &'static str, message: impl Into<String>, file: Option<String>) -> Finding {
-        Finding {
-            rule,
-            severity: Severity::Error,
-            message: message.into(),
-            file,
-        }
-    }
-
-    pub fn warning(
-        rule: &'static str,
-        message: impl Into<String>,
-        file: Option<String>,
-    ) -> Finding {
-        Finding {
-            rule,
-            severity: Severity::Warning,
-            message: message.into(),
-            file,
-        }
+/// A finding of `rule` (one of [`rules::ALL`], whose severity it takes) about the bundle, in
+/// `file` (relative to the bundle root: `manifests/csv.yaml`, `metadata/annotations.yaml`) when
+/// there is one.
+pub fn finding(rule: &'static str, message: impl Into<String>, file: Option<String>) -> Diagnostic {
+    let severity = rules::find(rule).map_or_else(
+        || {
+            debug_assert!(false, "rule {rule} is not registered");
+            Severity::Error
+        },
+        |rule| rule.severity,
+    );
+    let subject = crate::diag::Subject::File {
+        path: file.clone().unwrap_or_default(),
+    };
+    Diagnostic {
+        rule,
+        severity,
+        message: message.into(),
+        subject,
+        location: file.map(crate::diag::Location::file),
     }
 }
 
@@ -123,19 +102,19 @@ pub struct Options {
 }
 
 /// Everything found in one bundle, in check order.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BundleReport {
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Diagnostic>,
 }
 
 impl BundleReport {
-    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.findings
             .iter()
             .filter(|f| f.severity == Severity::Error)
     }
 
-    pub fn warnings(&self) -> impl Iterator<Item = &Finding> {
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.findings
             .iter()
             .filter(|f| f.severity == Severity::Warning)
@@ -143,6 +122,40 @@ impl BundleReport {
 
     pub fn passed(&self) -> bool {
         self.errors().next().is_none()
+    }
+
+    /// Finds the line and column of each finding in the bundle at `root`, then names its
+    /// file as the user knows it: under `shown_as` (the bundle directory they gave), or relative
+    /// to the bundle root (an image's content).
+    pub fn locate(&mut self, root: &Path, shown_as: Option<&Path>) {
+        // A message that starts with its own file says it once, in the location.
+        for finding in &mut self.findings {
+            if let Some(file) = finding.file() {
+                if let Some(rest) = finding.message.strip_prefix(&format!("{file}: ")) {
+                    finding.message = rest.to_string();
+                }
+            }
+        }
+        fn locations(
+            findings: &mut [Diagnostic],
+        ) -> impl Iterator<Item = &mut crate::diag::Location> {
+            findings
+                .iter_mut()
+                .filter_map(|finding| finding.location.as_mut())
+        }
+        for location in locations(&mut self.findings) {
+            location.file = root.join(&*location.file).to_string_lossy().into();
+        }
+        crate::diag::resolve_positions(locations(&mut self.findings));
+        for location in locations(&mut self.findings) {
+            let full = std::path::PathBuf::from(&*location.file);
+            let relative = full.strip_prefix(root).unwrap_or(&full);
+            let shown = match shown_as {
+                Some(dir) if dir != Path::new(".") && dir != Path::new("") => dir.join(relative),
+                _ => relative.to_path_buf(),
+            };
+            location.file = shown.to_string_lossy().into();
+        }
     }
 
     /// Upstream's error text: `Bundle validation errors: <e1>,<e2>,…`.

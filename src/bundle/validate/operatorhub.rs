@@ -7,7 +7,7 @@
 
 use super::csv::{annotations, list, text};
 use super::message::{self, Level};
-use super::{Finding, Severity};
+use super::Diagnostic;
 use crate::encoding::json::go_quote;
 use crate::semver::Version;
 use serde_json::Value;
@@ -50,7 +50,7 @@ const CATEGORIES: &[&str] = &[
 const ICON_MEDIA_TYPES: &[&str] = &["image/gif", "image/jpeg", "image/png", "image/svg+xml"];
 
 /// Runs the checks on the bundle's CSV.
-pub fn check(csv: &Value, file: &str, out: &mut Vec<Finding>) {
+pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     let name = text(csv, &["metadata", "name"]);
     let mut errors: Vec<String> = Vec::new();
     if text(csv, &["spec", "provider", "name"]).is_empty() {
@@ -126,14 +126,14 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Finding>) {
         ));
     }
     for detail in errors {
-        out.push(Finding::error(
+        out.push(crate::bundle::validate::finding(
             OPERATORHUB_CSV_INVALID,
             message::csv(Level::Error, name, &detail),
             Some(file.to_string()),
         ));
     }
     if min_kube_invalid {
-        out.push(Finding::error(
+        out.push(crate::bundle::validate::finding(
             OPERATORHUB_CSV_INVALID,
             message::api(
                 Level::Error,
@@ -147,12 +147,11 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Finding>) {
         ));
     }
     if icon_missing {
-        out.push(Finding {
-            rule: OPERATORHUB_ICON_MISSING,
-            severity: Severity::Warning,
-            message: message::csv(Level::Warning, name, "csv.Spec.Icon not specified"),
-            file: Some(file.to_string()),
-        });
+        out.push(crate::bundle::validate::finding(
+            OPERATORHUB_ICON_MISSING,
+            message::csv(Level::Warning, name, "csv.Spec.Icon not specified"),
+            Some(file.to_string()),
+        ));
     }
 }
 

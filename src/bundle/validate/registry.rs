@@ -9,7 +9,7 @@ use super::crd::{self, CrdVersion};
 use super::csv::{at, list, text};
 use super::message::{self, Level};
 use super::shape::{self, Ty};
-use super::{Finding, Severity};
+use super::Diagnostic;
 use crate::bundle::parse::{csv_release, csv_version};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -50,14 +50,14 @@ pub struct Object<'a> {
 
 /// The registry checks. `name` is the bundle name upstream uses in messages
 /// (the name of the last CSV that converted).
-pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
+pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
     let kind = |o: &Object<'_>| {
         o.value.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion")
     };
     let csvs: Vec<&Object<'_>> = objects.iter().filter(|o| kind(o)).collect();
     if csvs.len() > 1 {
         let files: Vec<&str> = csvs.iter().map(|o| o.file).collect();
-        out.push(Finding::warning(
+        out.push(crate::bundle::validate::finding(
             BUNDLE_CSV_MULTIPLE,
             format!(
                 "more than one ClusterServiceVersion is found in bundle ({}); the first one is used",
@@ -67,7 +67,7 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
         ));
     }
     let Some(csv_object) = csvs.first().copied() else {
-        out.push(Finding::error(
+        out.push(crate::bundle::validate::finding(
             BUNDLE_CSV_MISSING,
             "no csv in bundle: manifests/ holds no ClusterServiceVersion",
             None,
@@ -76,18 +76,16 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
     };
     let csv = csv_object.value;
     let file = Some(csv_object.file.to_string());
-    let mut push = |rule: &'static str, severity: Severity, message: String| {
-        out.push(Finding {
+    let mut push = |rule: &'static str, message: String| {
+        out.push(crate::bundle::validate::finding(
             rule,
-            severity,
             message,
-            file: file.clone(),
-        });
+            file.clone(),
+        ));
     };
     if let Err(e) = readable(csv, objects) {
         push(
             BUNDLE_CSV_UNREADABLE,
-            Severity::Error,
             message::api(Level::Error, "", Some(&e), "error getting bundle CSV"),
         );
         return;
@@ -97,7 +95,6 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
         if let Err(e) = shape::go_json(crds, &CSV_CRDS, false) {
             push(
                 BUNDLE_CSV_UNREADABLE,
-                Severity::Error,
                 message::api(Level::Error, "", Some(&e), "error getting CSV CRDs"),
             );
             return;
@@ -119,7 +116,6 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
         }
         push(
             BUNDLE_OWNED_CRD_MISSING,
-            Severity::Error,
             message::api(
                 Level::Error,
                 "",
@@ -135,7 +131,6 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
     for key in shipped.iter().filter(|k| !owned.contains(k)) {
         push(
             BUNDLE_CRD_NOT_OWNED,
-            Severity::Warning,
             message::api(
                 Level::Warning,
                 "",
@@ -152,7 +147,6 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
     if let Err(e) = csv_version(csv) {
         push(
             BUNDLE_CSV_VERSION_INVALID,
-            Severity::Error,
             message::api(
                 Level::Error,
                 "",
@@ -167,7 +161,6 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
         Err(e) => {
             push(
                 BUNDLE_CSV_VERSION_INVALID,
-                Severity::Error,
                 message::api(
                     Level::Error,
                     "",
@@ -180,10 +173,7 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Finding>) {
     };
     let substitutes = text(csv, &["metadata", "annotations", "olm.substitutesFor"]);
     if !release.is_empty() && !substitutes.is_empty() {
-        push(
-            BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR,
-            Severity::Error,
-            format!(
+        push(BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR, format!(
                 "bundle {} cannot have both a release version ({}) and olm.substitutesFor annotation ({})",
                 crate::encoding::json::go_quote(text(csv, &["metadata", "name"])),
                 crate::encoding::json::go_quote(&release),

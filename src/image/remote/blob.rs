@@ -8,6 +8,7 @@ use super::{Session, Subject};
 use crate::encoding::json::go_quote;
 use reqwest::Method;
 use std::fmt;
+use std::io::Read as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncWrite, AsyncWriteExt as _};
@@ -253,6 +254,33 @@ impl Digest {
             Algorithm::Sha384 => Hasher::Sha384(sha2::Sha384::new()),
             Algorithm::Sha512 => Hasher::Sha512(sha2::Sha512::new()),
         }
+    }
+
+    /// Copies `reader` to `writer`, at most `limit` bytes (one more is read
+    /// to notice a longer input), and returns the digest of what was copied
+    /// with this digest's algorithm and its length.
+    pub(super) fn hash_copy(
+        &self,
+        reader: &mut dyn std::io::Read,
+        writer: &mut dyn std::io::Write,
+        limit: u64,
+    ) -> std::io::Result<(String, u64)> {
+        let mut hasher = self.hasher();
+        let mut buffer = vec![0u8; 64 * 1024];
+        let mut total = 0u64;
+        let mut limited = reader.take(limit.saturating_add(1));
+        loop {
+            let n = match limited.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            hasher.update(&buffer[..n]);
+            writer.write_all(&buffer[..n])?;
+            total += n as u64;
+        }
+        Ok((hasher.finish(), total))
     }
 
     /// The digest of `bytes` with this digest's algorithm.

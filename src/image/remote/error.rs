@@ -196,6 +196,9 @@ pub enum PullErrorKind {
         wanted: Vec<String>,
         available: Vec<String>,
     },
+    /// A local image (an OCI layout or archive) that cannot be read as one.
+    #[error("{}: {message}", .path.display())]
+    Local { path: PathBuf, message: String },
     #[error("write {}", .path.display())]
     Io {
         path: PathBuf,

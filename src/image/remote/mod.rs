@@ -13,6 +13,7 @@
 
 mod blob;
 mod error;
+pub(crate) mod layout;
 mod manifest;
 mod push;
 mod token;

@@ -5,13 +5,14 @@ use super::package::when;
 use crate::diag::{go_quote as q, Severity};
 use crate::model::{property, Bundle};
 use crate::semver::Range;
-use crate::validate::rule::{Check, Rule};
+use crate::validate::rule::{At, Check, Rule};
 
 /// Checks that a bundle has a name (an empty channel entry name).
 pub const BUNDLE_NAME_EMPTY: Rule = Rule {
     id: "bundle-name-empty",
     severity: Severity::Error,
     summary: "a channel entry has an empty name",
+    at: At::Entry("/name"),
     check: Check::Bundle(bundle_name_empty),
 };
 
@@ -24,6 +25,7 @@ pub const BUNDLE_NAME_NOT_NORMALIZED: Rule = Rule {
     id: "bundle-name-not-normalized",
     severity: Severity::Error,
     summary: "a bundle with a release is not named <package>-v<version>-<release>",
+    at: At::Blob("/name"),
     check: Check::Bundle(bundle_name_not_normalized),
 };
 
@@ -49,6 +51,7 @@ pub const BUNDLE_PROPERTIES_UNPARSABLE: Rule = Rule {
     id: "bundle-properties-unparsable",
     severity: Severity::Error,
     summary: "a bundle property in the model does not decode",
+    at: At::Blob("/properties"),
     check: Check::Bundle(bundle_properties_unparsable),
 };
 
@@ -64,6 +67,7 @@ pub const BUNDLE_SKIP_EMPTY: Rule = Rule {
     id: "bundle-skip-empty",
     severity: Severity::Error,
     summary: "a channel entry skips an empty name",
+    at: At::Entry("/skips"),
     check: Check::Bundle(bundle_skip_empty),
 };
 
@@ -82,6 +86,7 @@ pub const BUNDLE_SKIP_RANGE_INVALID: Rule = Rule {
     id: "bundle-skip-range-invalid",
     severity: Severity::Error,
     summary: "a channel entry's skipRange does not parse",
+    at: At::Entry("/skipRange"),
     check: Check::Bundle(bundle_skip_range_invalid),
 };
 
@@ -104,6 +109,7 @@ pub const BUNDLE_PACKAGE_PROPERTY_NOT_UNIQUE: Rule = Rule {
     id: "bundle-package-property-not-unique",
     severity: Severity::Error,
     summary: "a bundle in the model does not have exactly one olm.package property",
+    at: At::Blob("/properties"),
     check: Check::Bundle(bundle_package_property_not_unique),
 };
 
@@ -123,6 +129,7 @@ pub const BUNDLE_IMAGE_UNSET: Rule = Rule {
     id: "bundle-image-unset",
     severity: Severity::Error,
     summary: "a bundle has neither an image nor bundle objects",
+    at: At::Blob(""),
     check: Check::Bundle(bundle_image_unset),
 };
 
@@ -138,6 +145,7 @@ pub const BUNDLE_DEPRECATION_MESSAGE_EMPTY: Rule = Rule {
     id: "bundle-deprecation-message-empty",
     severity: Severity::Error,
     summary: "a bundle deprecation has an empty message",
+    at: At::Blob(""),
     check: Check::Bundle(bundle_deprecation_message_empty),
 };
 
@@ -156,6 +164,7 @@ pub const BUNDLE_BUILD_METADATA_WITH_RELEASE: Rule = Rule {
     id: "bundle-build-metadata-with-release",
     severity: Severity::Error,
     summary: "a bundle version has both build metadata and a release",
+    at: At::Blob("/properties"),
     check: Check::Bundle(bundle_build_metadata_with_release),
 };
 

@@ -4,13 +4,14 @@
 use super::package::when;
 use crate::diag::Severity;
 use crate::model::Channel;
-use crate::validate::rule::{Check, Placement, Rule};
+use crate::validate::rule::{At, Check, Placement, Rule};
 
 /// Checks that a channel has a name (not reachable from catalog files).
 pub const CHANNEL_NAME_EMPTY: Rule = Rule {
     id: "channel-name-empty",
     severity: Severity::Error,
     summary: "a channel in the model has no name",
+    at: At::Blob(""),
     check: Check::Channel(Placement::BeforeChildren, channel_name_empty),
 };
 
@@ -24,6 +25,7 @@ pub const CHANNEL_NO_BUNDLES: Rule = Rule {
     id: "channel-no-bundles",
     severity: Severity::Error,
     summary: "a channel has no entries",
+    at: At::Blob("/entries"),
     check: Check::Channel(Placement::BeforeChildren, channel_no_bundles),
 };
 
@@ -40,6 +42,7 @@ pub const CHANNEL_GRAPH_INVALID: Rule = Rule {
     id: "channel-graph-invalid",
     severity: Severity::Error,
     summary: "a channel's upgrade graph has no single head, a cycle or stranded bundles",
+    at: At::Blob("/entries"),
     check: Check::Channel(Placement::BeforeChildren, channel_graph_invalid),
 };
 
@@ -58,6 +61,7 @@ pub const CHANNEL_DEPRECATION_MESSAGE_EMPTY: Rule = Rule {
     id: "channel-deprecation-message-empty",
     severity: Severity::Error,
     summary: "a channel deprecation has an empty message",
+    at: At::Blob(""),
     check: Check::Channel(Placement::AfterChildren, channel_deprecation_message_empty),
 };
 

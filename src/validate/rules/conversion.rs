@@ -5,13 +5,14 @@
 
 use crate::diag::Severity;
 use crate::model::convert::rule as id;
-use crate::validate::rule::{Check, Rule};
+use crate::validate::rule::{At, Check, Rule};
 
 /// A package blob has no name: `config contains package with no name`; the blob is dropped.
 pub const PACKAGE_NAME_MISSING: Rule = Rule {
     id: id::PACKAGE_NAME_MISSING,
     severity: Severity::Error,
     summary: "a package blob has no name",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -20,6 +21,7 @@ pub const PACKAGE_DUPLICATE: Rule = Rule {
     id: id::PACKAGE_DUPLICATE,
     severity: Severity::Error,
     summary: "two package blobs share a name",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -28,6 +30,7 @@ pub const PACKAGE_NAME_INVALID: Rule = Rule {
     id: id::PACKAGE_NAME_INVALID,
     severity: Severity::Error,
     summary: "a package name is not a DNS-1123 label",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -36,6 +39,7 @@ pub const CHANNEL_PACKAGE_UNKNOWN: Rule = Rule {
     id: id::CHANNEL_PACKAGE_UNKNOWN,
     severity: Severity::Error,
     summary: "a channel names a package no package blob defines",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -44,6 +48,7 @@ pub const CHANNEL_NAME_MISSING: Rule = Rule {
     id: id::CHANNEL_NAME_MISSING,
     severity: Severity::Error,
     summary: "a channel blob has no name",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -52,6 +57,7 @@ pub const CHANNEL_DUPLICATE: Rule = Rule {
     id: id::CHANNEL_DUPLICATE,
     severity: Severity::Error,
     summary: "two channel blobs of a package share a name",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -60,6 +66,7 @@ pub const CHANNEL_DUPLICATE_ENTRY: Rule = Rule {
     id: id::CHANNEL_DUPLICATE_ENTRY,
     severity: Severity::Error,
     summary: "a channel lists the same bundle name more than once",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -68,6 +75,7 @@ pub const BUNDLE_PACKAGE_MISSING: Rule = Rule {
     id: id::BUNDLE_PACKAGE_MISSING,
     severity: Severity::Error,
     summary: "a bundle blob has no package",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -76,6 +84,7 @@ pub const BUNDLE_PACKAGE_UNKNOWN: Rule = Rule {
     id: id::BUNDLE_PACKAGE_UNKNOWN,
     severity: Severity::Error,
     summary: "a bundle names a package no package blob defines",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -84,6 +93,7 @@ pub const BUNDLE_DUPLICATE: Rule = Rule {
     id: id::BUNDLE_DUPLICATE,
     severity: Severity::Error,
     summary: "two bundle blobs of a package share a name",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -92,6 +102,7 @@ pub const BUNDLE_PROPERTIES_INVALID: Rule = Rule {
     id: id::BUNDLE_PROPERTIES_INVALID,
     severity: Severity::Error,
     summary: "a known bundle property does not decode into its type",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -100,6 +111,7 @@ pub const BUNDLE_PACKAGE_PROPERTY_COUNT: Rule = Rule {
     id: id::BUNDLE_PACKAGE_PROPERTY_COUNT,
     severity: Severity::Error,
     summary: "a bundle does not have exactly one olm.package property",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -108,6 +120,7 @@ pub const BUNDLE_PACKAGE_PROPERTY_MISMATCH: Rule = Rule {
     id: id::BUNDLE_PACKAGE_PROPERTY_MISMATCH,
     severity: Severity::Error,
     summary: "a bundle's olm.package property names another package",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -116,6 +129,7 @@ pub const BUNDLE_IMAGE_INVALID: Rule = Rule {
     id: id::BUNDLE_IMAGE_INVALID,
     severity: Severity::Error,
     summary: "a bundle image or related image is not a valid pull spec",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -124,6 +138,7 @@ pub const BUNDLE_VERSION_INVALID: Rule = Rule {
     id: id::BUNDLE_VERSION_INVALID,
     severity: Severity::Error,
     summary: "a bundle version is not strict semver",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -132,6 +147,7 @@ pub const BUNDLE_RELEASE_INVALID: Rule = Rule {
     id: id::BUNDLE_RELEASE_INVALID,
     severity: Severity::Error,
     summary: "a bundle release version is invalid",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -140,6 +156,7 @@ pub const BUNDLE_NOT_IN_CHANNEL: Rule = Rule {
     id: id::BUNDLE_NOT_IN_CHANNEL,
     severity: Severity::Error,
     summary: "a bundle blob is listed by no channel of its package",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -148,6 +165,7 @@ pub const CHANNEL_ENTRY_BUNDLE_MISSING: Rule = Rule {
     id: id::CHANNEL_ENTRY_BUNDLE_MISSING,
     severity: Severity::Error,
     summary: "a channel entry has no bundle blob",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -156,6 +174,7 @@ pub const DEPRECATION_PACKAGE_MISSING: Rule = Rule {
     id: id::DEPRECATION_PACKAGE_MISSING,
     severity: Severity::Error,
     summary: "a deprecations blob has no package",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -164,6 +183,7 @@ pub const DEPRECATION_PACKAGE_UNKNOWN: Rule = Rule {
     id: id::DEPRECATION_PACKAGE_UNKNOWN,
     severity: Severity::Error,
     summary: "a deprecations blob names an unknown package",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -172,6 +192,7 @@ pub const DEPRECATION_DUPLICATE: Rule = Rule {
     id: id::DEPRECATION_DUPLICATE,
     severity: Severity::Error,
     summary: "a package has more than one deprecations blob",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -180,6 +201,7 @@ pub const DEPRECATION_ENTRY_SCHEMA_MISSING: Rule = Rule {
     id: id::DEPRECATION_ENTRY_SCHEMA_MISSING,
     severity: Severity::Error,
     summary: "a deprecation entry has no reference schema",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -188,6 +210,7 @@ pub const DEPRECATION_ENTRY_DUPLICATE: Rule = Rule {
     id: id::DEPRECATION_ENTRY_DUPLICATE,
     severity: Severity::Error,
     summary: "a reference is deprecated twice",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -196,6 +219,7 @@ pub const DEPRECATION_BUNDLE_UNKNOWN: Rule = Rule {
     id: id::DEPRECATION_BUNDLE_UNKNOWN,
     severity: Severity::Error,
     summary: "a deprecation references a bundle with no blob",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -204,6 +228,7 @@ pub const DEPRECATION_CHANNEL_UNKNOWN: Rule = Rule {
     id: id::DEPRECATION_CHANNEL_UNKNOWN,
     severity: Severity::Error,
     summary: "a deprecation references an unknown channel",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -212,6 +237,7 @@ pub const DEPRECATION_PACKAGE_REFERENCE_NAMED: Rule = Rule {
     id: id::DEPRECATION_PACKAGE_REFERENCE_NAMED,
     severity: Severity::Error,
     summary: "a package deprecation reference has a name",
+    at: At::Blob(""),
     check: Check::Conversion,
 };
 
@@ -220,5 +246,6 @@ pub const DEPRECATION_SCHEMA_UNKNOWN: Rule = Rule {
     id: id::DEPRECATION_SCHEMA_UNKNOWN,
     severity: Severity::Error,
     summary: "a deprecation references an unknown schema",
+    at: At::Blob(""),
     check: Check::Conversion,
 };

@@ -3,7 +3,7 @@
 
 use crate::diag::{go_quote as q, Severity};
 use crate::model::Package;
-use crate::validate::rule::{Check, Placement, Rule};
+use crate::validate::rule::{At, Check, Placement, Rule};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Checks that a package has a name (not reachable from catalog files, whose nameless
@@ -12,6 +12,7 @@ pub const PACKAGE_NAME_EMPTY: Rule = Rule {
     id: "package-name-empty",
     severity: Severity::Error,
     summary: "a package in the model has no name",
+    at: At::Blob(""),
     check: Check::Package(Placement::BeforeChildren, package_name_empty),
 };
 
@@ -24,6 +25,7 @@ pub const PACKAGE_DEFAULT_CHANNEL_UNSET: Rule = Rule {
     id: "package-default-channel-unset",
     severity: Severity::Error,
     summary: "a package has no default channel",
+    at: At::Blob("/defaultChannel"),
     check: Check::Package(Placement::BeforeChildren, package_default_channel_unset),
 };
 
@@ -39,6 +41,7 @@ pub const PACKAGE_NO_CHANNELS: Rule = Rule {
     id: "package-no-channels",
     severity: Severity::Error,
     summary: "a package has no channel",
+    at: At::Blob(""),
     check: Check::Package(Placement::BeforeChildren, package_no_channels),
 };
 
@@ -56,6 +59,7 @@ pub const PACKAGE_DUPLICATE_VERSIONS: Rule = Rule {
     id: "package-duplicate-versions",
     severity: Severity::Error,
     summary: "two bundles of a package have the same version",
+    at: At::Blob(""),
     check: Check::Package(Placement::AfterChildren, package_duplicate_versions),
 };
 
@@ -93,6 +97,7 @@ pub const PACKAGE_DEFAULT_CHANNEL_NOT_FOUND: Rule = Rule {
     id: "package-default-channel-not-found",
     severity: Severity::Error,
     summary: "a package's default channel is not one of its channels",
+    at: At::Blob("/defaultChannel"),
     check: Check::Package(Placement::AfterChildren, package_default_channel_not_found),
 };
 
@@ -113,6 +118,7 @@ pub const PACKAGE_DEPRECATION_MESSAGE_EMPTY: Rule = Rule {
     id: "package-deprecation-message-empty",
     severity: Severity::Error,
     summary: "a package deprecation has an empty message",
+    at: At::Blob(""),
     check: Check::Package(Placement::AfterChildren, package_deprecation_message_empty),
 };
 

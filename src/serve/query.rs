@@ -1,0 +1,396 @@
+//! The questions `api.Registry` answers, over the index (upstream:
+//! `pkg/cache/cache.go`, `pkg/cache/pkgs.go`), with upstream's messages. Every
+//! list is in name order (packages, then channels, then bundles), where
+//! upstream follows Go's map order. Reads blobs from disk; no gRPC here.
+
+use super::api;
+use super::convert::{self, ConvertError, Objects, Place};
+use super::index::{Channel, Gvk, Index, Package};
+use crate::encoding::json::go_quote as q;
+
+/// Why a question has no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// What upstream reports as a plain error (gRPC code `Unknown`): an
+    /// unknown package, channel or bundle, or nothing that matches.
+    #[error("{0}")]
+    NoAnswer(String),
+    /// A custom-schema query with a bad schema or package name.
+    #[error("invalid custom schema query: {0}")]
+    InvalidQuery(String),
+    /// A blob that could not be read again or converted.
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+}
+
+/// The pattern upstream checks custom-schema query names against.
+pub const META_KEY_PATTERN: &str = "^[a-zA-Z0-9][a-zA-Z0-9._-]*$";
+
+/// Whether a custom-schema name or package name can be queried (and stored
+/// in a cache directory): [`META_KEY_PATTERN`].
+pub fn valid_meta_key(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+fn entry(package: &str, channel: &str, bundle: &str, replaces: &str) -> api::ChannelEntry {
+    api::ChannelEntry {
+        package_name: package.to_string(),
+        channel_name: channel.to_string(),
+        bundle_name: bundle.to_string(),
+        replaces: replaces.to_string(),
+    }
+}
+
+fn provides(provided: &[Gvk], group: &str, version: &str, kind: &str) -> bool {
+    provided
+        .iter()
+        .any(|gvk| gvk.group == group && gvk.version == version && gvk.kind == kind)
+}
+
+fn no_provider(group: &str, version: &str, kind: &str) -> QueryError {
+    QueryError::NoAnswer(format!(
+        "no channel entries found that provide group:{} version:{} kind:{}",
+        q(group),
+        q(version),
+        q(kind)
+    ))
+}
+
+impl Index {
+    fn package(&self, name: &str) -> Result<&Package, QueryError> {
+        self.packages
+            .get(name)
+            .ok_or_else(|| QueryError::NoAnswer(format!("package {} not found", q(name))))
+    }
+
+    fn channel<'a>(&'a self, package: &'a Package, name: &str) -> Result<&'a Channel, QueryError> {
+        package.channels.get(name).ok_or_else(|| {
+            QueryError::NoAnswer(format!(
+                "package {}, channel {} not found",
+                q(&package.name),
+                q(name)
+            ))
+        })
+    }
+
+    /// The API bundle listed as `name` in `channel`.
+    pub(super) fn api_bundle(
+        &self,
+        package: &Package,
+        channel: &Channel,
+        name: &str,
+        objects: Objects,
+    ) -> Result<api::Bundle, QueryError> {
+        let entry = channel.entries.get(name).ok_or_else(|| {
+            QueryError::NoAnswer(format!(
+                "package {}, channel {}, bundle {} not found",
+                q(&package.name),
+                q(&channel.name),
+                q(name)
+            ))
+        })?;
+        let Some(bundle) = self.bundles.get(entry.bundle) else {
+            return Err(QueryError::NoAnswer(format!(
+                "bundle {} not found",
+                q(name)
+            )));
+        };
+        let blob = self.bundle_blob(bundle).map_err(ConvertError::from)?;
+        let place = Place {
+            channel: &channel.name,
+            entry,
+            deprecation: bundle.deprecation.as_deref(),
+        };
+        Ok(convert::bundle(&blob, place, objects, || {
+            self.package_blob(package)
+        })?)
+    }
+
+    /// A bundle as the single-bundle questions answer it: without `replaces`
+    /// and `skips`.
+    fn trimmed_bundle(
+        &self,
+        package: &Package,
+        channel: &Channel,
+        name: &str,
+    ) -> Result<api::Bundle, QueryError> {
+        let mut bundle = self.api_bundle(package, channel, name, Objects::Include)?;
+        bundle.replaces.clear();
+        bundle.skips.clear();
+        Ok(bundle)
+    }
+
+    /// `ListPackages`.
+    pub fn list_packages(&self) -> Vec<String> {
+        self.packages.keys().cloned().collect()
+    }
+
+    /// `GetPackage`: channels by name, each with its head.
+    pub fn get_package(&self, name: &str) -> Result<api::Package, QueryError> {
+        let package = self.package(name)?;
+        Ok(api::Package {
+            name: package.name.clone(),
+            channels: package
+                .channels
+                .values()
+                .map(|channel| api::Channel {
+                    name: channel.name.clone(),
+                    csv_name: channel.head.clone(),
+                    deprecation: channel
+                        .deprecation
+                        .as_ref()
+                        .map(|message| api::Deprecation {
+                            message: message.clone(),
+                        }),
+                })
+                .collect(),
+            default_channel_name: package.default_channel.clone(),
+            deprecation: package
+                .deprecation
+                .as_ref()
+                .map(|message| api::Deprecation {
+                    message: message.clone(),
+                }),
+        })
+    }
+
+    /// `GetBundle`.
+    pub fn get_bundle(
+        &self,
+        package: &str,
+        channel: &str,
+        name: &str,
+    ) -> Result<api::Bundle, QueryError> {
+        let package = self.package(package)?;
+        let channel = self.channel(package, channel)?;
+        self.trimmed_bundle(package, channel, name)
+    }
+
+    /// `GetBundleForChannel`: the channel head.
+    pub fn get_bundle_for_channel(
+        &self,
+        package: &str,
+        channel: &str,
+    ) -> Result<api::Bundle, QueryError> {
+        let package = self.package(package)?;
+        let channel = self.channel(package, channel)?;
+        self.trimmed_bundle(package, channel, &channel.head)
+    }
+
+    /// `GetChannelEntriesThatReplace`: every entry whose `replaces` or `skips`
+    /// names `name` (each such skip gives one more entry, as upstream).
+    pub fn channel_entries_that_replace(
+        &self,
+        name: &str,
+    ) -> Result<Vec<api::ChannelEntry>, QueryError> {
+        let mut entries = Vec::new();
+        for package in self.packages.values() {
+            for channel in package.channels.values() {
+                for (bundle, e) in &channel.entries {
+                    if e.replaces == name {
+                        entries.push(entry(&package.name, &channel.name, bundle, &e.replaces));
+                    }
+                    for skip in &e.skips {
+                        if skip == name && *skip != e.replaces {
+                            entries.push(entry(&package.name, &channel.name, bundle, &e.replaces));
+                        }
+                    }
+                }
+            }
+        }
+        if entries.is_empty() {
+            return Err(QueryError::NoAnswer(format!(
+                "no channel entries found that replace {name}"
+            )));
+        }
+        Ok(entries)
+    }
+
+    /// `GetBundleThatReplaces`: the first bundle of the channel (by name) that
+    /// replaces or skips `name`.
+    pub fn bundle_that_replaces(
+        &self,
+        name: &str,
+        package: &str,
+        channel: &str,
+    ) -> Result<api::Bundle, QueryError> {
+        let package = self
+            .packages
+            .get(package)
+            .ok_or_else(|| QueryError::NoAnswer(format!("package {package} not found")))?;
+        let channel = self.channel(package, channel)?;
+        let found = channel
+            .entries
+            .iter()
+            .find(|(_, e)| e.replaces == name || e.skips.iter().any(|s| s == name));
+        match found {
+            Some((bundle, _)) => self.trimmed_bundle(package, channel, bundle),
+            None => Err(QueryError::NoAnswer(format!(
+                "no entry found for package {}, channel {}",
+                q(&package.name),
+                q(&channel.name)
+            ))),
+        }
+    }
+
+    /// The entries upstream lists for a bundle that provides an API: its
+    /// `replaces` edge, then each skip (not repeating `replaces`; only skips
+    /// listed in the channel unless `any_skip`).
+    fn entries_for(
+        package: &Package,
+        channel: &Channel,
+        bundle: &str,
+        any_skip: bool,
+        out: &mut Vec<api::ChannelEntry>,
+    ) {
+        let Some(e) = channel.entries.get(bundle) else {
+            return;
+        };
+        out.push(entry(&package.name, &channel.name, bundle, &e.replaces));
+        for skip in &e.skips {
+            if *skip != e.replaces && (any_skip || channel.entries.contains_key(skip)) {
+                out.push(entry(&package.name, &channel.name, bundle, skip));
+            }
+        }
+    }
+
+    /// `GetChannelEntriesThatProvide` (the plural is not compared, as upstream).
+    pub fn channel_entries_that_provide(
+        &self,
+        group: &str,
+        version: &str,
+        kind: &str,
+    ) -> Result<Vec<api::ChannelEntry>, QueryError> {
+        let mut entries = Vec::new();
+        for package in self.packages.values() {
+            for channel in package.channels.values() {
+                for (name, e) in &channel.entries {
+                    let provided = self.bundles.get(e.bundle).map(|b| b.provided.as_slice());
+                    if provides(provided.unwrap_or_default(), group, version, kind) {
+                        Self::entries_for(package, channel, name, true, &mut entries);
+                    }
+                }
+            }
+        }
+        if entries.is_empty() {
+            return Err(no_provider(group, version, kind));
+        }
+        Ok(entries)
+    }
+
+    /// `GetLatestChannelEntriesThatProvide`: channel heads only.
+    pub fn latest_channel_entries_that_provide(
+        &self,
+        group: &str,
+        version: &str,
+        kind: &str,
+    ) -> Result<Vec<api::ChannelEntry>, QueryError> {
+        let mut entries = Vec::new();
+        for package in self.packages.values() {
+            for channel in package.channels.values() {
+                let Some(head) = channel.entries.get(&channel.head) else {
+                    continue;
+                };
+                let provided = self.bundles.get(head.bundle).map(|b| b.provided.as_slice());
+                if provides(provided.unwrap_or_default(), group, version, kind) {
+                    Self::entries_for(package, channel, &channel.head, false, &mut entries);
+                }
+            }
+        }
+        if entries.is_empty() {
+            return Err(no_provider(group, version, kind));
+        }
+        Ok(entries)
+    }
+
+    /// `GetDefaultBundleThatProvides`: among the providing channel heads, by
+    /// package name, the first in its package's default channel.
+    pub fn default_bundle_that_provides(
+        &self,
+        group: &str,
+        version: &str,
+        kind: &str,
+    ) -> Result<api::Bundle, QueryError> {
+        let latest = self.latest_channel_entries_that_provide(group, version, kind)?;
+        for e in &latest {
+            let Some(package) = self.packages.get(&e.package_name) else {
+                continue;
+            };
+            if e.channel_name == package.default_channel {
+                return self.get_bundle(&e.package_name, &e.channel_name, &e.bundle_name);
+            }
+        }
+        Err(QueryError::NoAnswer(format!(
+            "no entry found that provides group:{} version:{} kind:{}",
+            q(group),
+            q(version),
+            q(kind)
+        )))
+    }
+
+    /// `ListBundles`: every channel entry, packages, channels and bundles by
+    /// name; `csvJson` and `object` left out for bundles with an image.
+    pub fn list_bundles(&self) -> impl Iterator<Item = Result<api::Bundle, QueryError>> + '_ {
+        self.packages.values().flat_map(move |package| {
+            package.channels.values().flat_map(move |channel| {
+                channel.entries.keys().map(move |name| {
+                    self.api_bundle(package, channel, name, Objects::OmitWhenImage)
+                })
+            })
+        })
+    }
+
+    /// `ExperimentalListPackageCustomSchemas`: the blobs of `schema` whose
+    /// package is `package` (`""`: blobs without a package), in catalog order.
+    pub fn custom_schemas(
+        &self,
+        schema: &str,
+        package: &str,
+    ) -> Result<impl Iterator<Item = Result<prost_types::Struct, QueryError>> + '_, QueryError>
+    {
+        for (what, value, may_be_empty) in
+            [("schema", schema, false), ("packageName", package, true)]
+        {
+            if value.is_empty() && may_be_empty {
+                continue;
+            }
+            if value.is_empty() {
+                return Err(QueryError::InvalidQuery(format!(
+                    "invalid {what}: must not be empty"
+                )));
+            }
+            if !valid_meta_key(value) {
+                return Err(QueryError::InvalidQuery(format!(
+                    "invalid {what} {}: must match {META_KEY_PATTERN}",
+                    q(value)
+                )));
+            }
+        }
+        let (schema, package) = (schema.to_string(), package.to_string());
+        Ok(self
+            .metas
+            .iter()
+            .filter(move |meta| meta.schema == schema && meta.package == package)
+            .filter_map(move |meta| match self.value(meta.payload) {
+                Ok(value) => convert::to_struct(value).map(Ok),
+                Err(error) => Some(Err(QueryError::Convert(error.into()))),
+            }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meta_keys() {
+        for good in ["a", "olm.template", "A-b_c.9"] {
+            assert!(valid_meta_key(good), "{good}");
+        }
+        for bad in ["", ".a", "-a", "a/b", "../x", "a b", "é"] {
+            assert!(!valid_meta_key(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! `olm.template.basic`: catalog blobs whose `olm.bundle` entries carry only
+//! `schema` and `image`; each such entry is replaced by the bundles its
+//! image renders to, everything else passes through.
+
+use super::{load_entries, q, Bundles, SCHEMA_BASIC};
+use crate::action::convert_template::field;
+use crate::declcfg::DeclarativeConfig;
+use serde_json::Value;
+
+#[derive(Debug, Clone)]
+pub struct Basic {
+    config: DeclarativeConfig,
+}
+
+/// The template's `schema` and `entries` (Go's case-insensitive field match).
+pub(super) fn schema_and_entries(document: &Value) -> Result<(String, Vec<Value>), String> {
+    let Value::Object(map) = document else {
+        return Err(format!(
+            "unmarshalling template: json: cannot unmarshal {} into Go value of type template",
+            crate::encoding::json::type_name(document)
+        ));
+    };
+    let schema = match field(map, "schema") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(format!(
+                "unmarshalling template: json: cannot unmarshal {} into Go struct field .schema of type string",
+                crate::encoding::json::type_name(other)
+            ))
+        }
+    };
+    let entries = match field(map, "entries") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.clone(),
+        Some(other) => {
+            return Err(format!(
+                "unmarshalling template: json: cannot unmarshal {} into Go struct field .entries of type []*declcfg.Meta",
+                crate::encoding::json::type_name(other)
+            ))
+        }
+    };
+    Ok((schema, entries))
+}
+
+impl Basic {
+    pub fn parse(bytes: &[u8]) -> Result<Basic, String> {
+        let document =
+            super::first_document(bytes).map_err(|e| format!("decoding template schema: {e}"))?;
+        let (schema, entries) = schema_and_entries(&document)?;
+        if schema != SCHEMA_BASIC {
+            return Err(format!(
+                "template has unknown schema ({}), should be {}",
+                q(&schema),
+                q(SCHEMA_BASIC)
+            ));
+        }
+        let config = load_entries(&entries)?;
+        for bundle in &config.bundles {
+            // Upstream's isBundleTemplate.
+            if bundle.image.is_empty()
+                || !bundle.package.is_empty()
+                || !bundle.properties.is_empty()
+                || !bundle.related_images.is_empty()
+            {
+                return Err("unexpected fields present in basic template bundle".to_string());
+            }
+        }
+        Ok(Basic { config })
+    }
+
+    pub fn refs(&self) -> Vec<String> {
+        self.config
+            .bundles
+            .iter()
+            .map(|b| b.image.clone())
+            .collect()
+    }
+
+    pub fn expand(self, bundles: &dyn Bundles) -> Result<DeclarativeConfig, String> {
+        let mut config = self.config;
+        let mut out = Vec::new();
+        for entry in std::mem::take(&mut config.bundles) {
+            out.extend(bundles.get(&entry.image)?.bundles.iter().cloned());
+        }
+        config.bundles = out;
+        Ok(config)
+    }
+}
