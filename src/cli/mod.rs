@@ -123,6 +123,9 @@ pub struct ValidateArgs {
     /// Print what a rule checks and exit
     #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,
+    /// Treat warnings (upgrade-graph checks beyond upstream's) as errors
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Args)]

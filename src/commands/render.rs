@@ -42,6 +42,12 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         allowed: crate::action::render::Allowed::Any,
     };
     let rendered = render.run().map_err(failure)?;
+    if rendered.config.is_empty() {
+        // Upstream prints nothing and succeeds; say so, on stderr only.
+        crate::output::warning(
+            "nothing to render: the references hold no file-based catalog object",
+        );
+    }
     let blobs = sorted_blobs(rendered.config);
     write_blobs(
         blobs,

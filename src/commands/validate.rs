@@ -13,6 +13,7 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         output,
         list_rules,
         explain,
+        strict,
     } = args;
     if list_rules {
         let rules = crate::validate::registry::every();
@@ -51,7 +52,7 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         Ok(_) => {}
     }
     // Upstream checks the output format only after validating.
-    let outcome = Outcome::of(load_dir(Path::new(dir), dir, BundleObjects::Drop));
+    let outcome = Outcome::of(load_dir(Path::new(dir), dir, BundleObjects::Drop), strict);
     match output.as_str() {
         "" => {
             let shown = outcome.shown(dir);
