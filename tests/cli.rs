@@ -39,6 +39,7 @@ fn help_for_every_command() {
 const VALIDATE_FLAGS: &str = "  -o, --output <OUTPUT>  Output format: json|yaml (upstream's result) or sarif (every finding); without it, one line per finding (FILE:LINE:COL: severity[rule]: message)
       --list-rules       Print every rule (id, severity, summary) and exit
       --explain <RULE>   Print what a rule checks and exit
+      --strict           Treat warnings (upgrade-graph checks beyond upstream's) as errors
   -h, --help             help for validate
 ";
 

@@ -314,3 +314,61 @@ fn rules_are_listed_and_explained() {
         .run()
         .failure(&["unknown rule \"no-such-rule\""]);
 }
+
+#[test]
+fn empty_catalogs_and_renders_warn_and_still_pass() {
+    let out = Test::new()
+        .dir("catalog")
+        .args(["validate", "catalog"])
+        .run()
+        .success();
+    assert_eq!(
+        out.stderr,
+        "warning[catalog-empty]: the catalog holds no file-based catalog object\n"
+    );
+    let out = Test::new()
+        .dir("catalog")
+        .args(["render", "catalog"])
+        .run()
+        .success();
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "warning: nothing to render: the references hold no file-based catalog object\n"
+    );
+    Test::new()
+        .dir("catalog")
+        .args(["validate", "catalog", "--strict"])
+        .run()
+        .failure(&["error[catalog-empty]", "Error: 1 error in \"catalog\""]);
+}
+
+#[test]
+fn graph_warnings_pass_unless_strict() {
+    let package = "schema: olm.package\nname: a\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: a\nname: stable\nentries:\n  - name: a.v1\n    replaces: a.v0\n    skips: [a.v0]\n    skipRange: \">=0.1.0 <2.0.0\"\n";
+    let bundles = "{\"schema\":\"olm.bundle\",\"name\":\"a.v1\",\"package\":\"a\",\"image\":\"quay.io/a:1\",\"properties\":[{\"type\":\"olm.package\",\"value\":{\"packageName\":\"a\",\"version\":\"1.0.0\"}}]}\n";
+    let run = |strict: bool| {
+        let mut args = vec!["validate", "catalog"];
+        if strict {
+            args.push("--strict");
+        }
+        Test::new()
+            .file("catalog/package.yaml", package)
+            .file("catalog/bundles.json", bundles)
+            .args(args)
+            .run()
+    };
+    let out = run(false).success();
+    assert_eq!(
+        out.stderr,
+        "catalog/package.yaml:12:5: warning[bundle-skip-range-beyond-version]: package \"a\", bundle \"a.v1\": skipRange \">=0.1.0 <2.0.0\" admits versions above the bundle's own version 1.0.0: an installed newer version would move to this older bundle\n\
+         catalog/package.yaml:1:1: warning[channel-replaces-unknown]: package \"a\": channel \"stable\": bundle \"a.v1\" replaces \"a.v0\", which is in no channel of the package\n"
+    );
+    let out = run(true).failure(&["Error: invalid index:"]);
+    assert!(
+        out.stderr
+            .contains("error[bundle-skip-range-beyond-version])"),
+        "{}",
+        out.stderr
+    );
+}

@@ -156,6 +156,9 @@ pub struct ValidateArgs {
     /// Print what a rule checks and exit
     #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,
+    /// Treat warnings (upgrade-graph checks beyond upstream's) as errors
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// The `-o` values of `render`, `validate` and `init`.

@@ -51,6 +51,12 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
         Some(hint) => super::with_hint(failure(error), hint.clone()),
         None => failure(error),
     })?;
+    if rendered.config.is_empty() {
+        // Upstream prints nothing and succeeds; say so, on stderr only.
+        crate::output::warning(
+            "nothing to render: the references hold no file-based catalog object",
+        );
+    }
     let blobs = sorted_blobs(rendered.config);
     write_blobs(
         blobs,

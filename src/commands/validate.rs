@@ -13,6 +13,7 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
         output,
         list_rules,
         explain,
+        strict,
     } = args;
     if list_rules {
         let rules = crate::validate::registry::every();
@@ -55,7 +56,7 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let ticker = super::progress::Ticker::start(dir.to_string(), progress.clone());
     let loaded = load_dir_counted(Path::new(dir), dir, BundleObjects::Drop, &progress);
     drop(ticker);
-    let outcome = Outcome::of(loaded);
+    let outcome = Outcome::of(loaded, strict);
     match output.as_str() {
         "" => {
             let shown = outcome.shown(dir);

@@ -70,8 +70,17 @@ pub const DOCUMENT_INVALID: &str = "catalog-document-invalid";
 /// A document that is not a valid blob (no schema, wrong field types, bad base64, ...).
 pub const BLOB_INVALID: &str = "catalog-blob-invalid";
 
+/// A catalog directory without a single blob (no file, or only ignored or empty ones).
+pub const CATALOG_EMPTY: &str = "catalog-empty";
+
 /// The rules of load problems.
 pub static RULES: &[crate::diag::Rule] = &[
+    crate::diag::Rule {
+        id: CATALOG_EMPTY,
+        severity: crate::diag::Severity::Warning,
+        summary: "a catalog directory holds no file-based catalog object",
+        details: "The directory has no catalog file, or only files that `.indexignore` leaves out or that hold no document. Upstream accepts it (an empty catalog is valid), which usually means the wrong directory was given.",
+    },
     crate::diag::Rule {
         id: FILE_UNREADABLE,
         severity: crate::diag::Severity::Error,

@@ -176,6 +176,15 @@ pub struct DeclarativeConfig {
 }
 
 impl DeclarativeConfig {
+    /// Whether the catalog holds no blob at all.
+    pub fn is_empty(&self) -> bool {
+        self.packages.is_empty()
+            && self.channels.is_empty()
+            && self.bundles.is_empty()
+            && self.deprecations.is_empty()
+            && self.others.is_empty()
+    }
+
     pub fn push(&mut self, blob: Blob) {
         match blob {
             Blob::Package(p) => self.packages.push(p),

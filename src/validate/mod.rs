@@ -8,7 +8,7 @@ pub mod rules;
 
 use crate::declcfg::{DeclarativeConfig, Origin};
 use crate::diag::tree::Node;
-use crate::diag::{go_quote as q, Diagnostic, Subject};
+use crate::diag::{go_quote as q, Diagnostic, Severity, Subject};
 use crate::model::convert::{self, Gaps};
 use crate::model::{Bundle, Channel, Model, Package};
 use rule::{At, Check, Placement, Rule, Scope};
@@ -83,9 +83,21 @@ impl CatalogVerdict {
         if self.passed() && self.diagnostics.is_empty() {
             return None;
         }
+        // Model warnings are not in upstream's tree: they get a line, with what they are about.
+        let warnings = self.diagnostics[self.model_offset..]
+            .iter()
+            .filter(|d| !d.is_error())
+            .map(|d| {
+                let mut d = d.clone();
+                if let Some(subject) = d.subject.describe() {
+                    d.message = format!("{subject}: {}", d.message);
+                }
+                d.line()
+            });
         let lines = self.diagnostics[..self.model_offset]
             .iter()
             .map(Diagnostic::line)
+            .chain(warnings)
             .collect();
         let tree = self.tree.as_ref().map(|tree| {
             tree.render_with(&|index| {
@@ -125,11 +137,36 @@ pub struct Shown {
 }
 
 impl Outcome {
-    /// Loads nothing: checks a loaded catalog, or keeps the load error; finds positions.
-    pub fn of(loaded: Result<DeclarativeConfig, crate::declcfg::load::LoadError>) -> Outcome {
+    /// Checks a loaded catalog (with `strict`, warnings are errors), or keeps the load error;
+    /// finds positions.
+    pub fn of(
+        loaded: Result<DeclarativeConfig, crate::declcfg::load::LoadError>,
+        strict: bool,
+    ) -> Outcome {
         match loaded {
             Err(error) => Outcome::Load(error),
-            Ok(config) => Outcome::of_verdict(validate_catalog(&config)),
+            Ok(config) => {
+                let mut verdict =
+                    validate_converted_with(&convert::convert(&config), registry::ALL, strict);
+                if config.is_empty() {
+                    verdict.diagnostics.insert(
+                        0,
+                        Diagnostic {
+                            rule: crate::declcfg::load::CATALOG_EMPTY,
+                            severity: if strict {
+                                Severity::Error
+                            } else {
+                                Severity::Warning
+                            },
+                            message: "the catalog holds no file-based catalog object".into(),
+                            subject: Subject::Catalog,
+                            location: None,
+                        },
+                    );
+                    verdict.model_offset += 1;
+                }
+                Outcome::of_verdict(verdict)
+            }
         }
     }
 
@@ -234,6 +271,15 @@ pub fn validate_with(cfg: &DeclarativeConfig, rules: &[&Rule]) -> CatalogVerdict
 /// [`validate_with`] for a catalog already converted, so that a caller can
 /// keep the model (`opm serve` serves it once it passed).
 pub fn validate_converted(conversion: &convert::Conversion, rules: &[&Rule]) -> CatalogVerdict {
+    validate_converted_with(conversion, rules, false)
+}
+
+/// [`validate_converted`]; with `strict`, the findings of warning rules are errors.
+pub fn validate_converted_with(
+    conversion: &convert::Conversion,
+    rules: &[&Rule],
+    strict: bool,
+) -> CatalogVerdict {
     let enabled: BTreeSet<&str> = rules.iter().map(|rule| rule.id).collect();
     let mut diagnostics: Vec<Diagnostic> = conversion
         .diagnostics
@@ -241,7 +287,7 @@ pub fn validate_converted(conversion: &convert::Conversion, rules: &[&Rule]) -> 
         .filter(|diagnostic| enabled.contains(diagnostic.rule))
         .cloned()
         .collect();
-    let (tree, model_diagnostics) = check_model(&conversion.model, &conversion.gaps, rules);
+    let (tree, model_diagnostics) = check_model(&conversion.model, &conversion.gaps, rules, strict);
     let model_offset = diagnostics.len();
     diagnostics.extend(model_diagnostics);
     CatalogVerdict {
@@ -256,9 +302,15 @@ pub fn validate_converted(conversion: &convert::Conversion, rules: &[&Rule]) -> 
 /// model is incomplete and upstream would not have validated it. Returns the
 /// `invalid index` tree (empty when nothing failed) and the findings, each bundle finding
 /// listed once.
-pub fn check_model(model: &Model, gaps: &Gaps, rules: &[&Rule]) -> (Node, Vec<Diagnostic>) {
+pub fn check_model(
+    model: &Model,
+    gaps: &Gaps,
+    rules: &[&Rule],
+    strict: bool,
+) -> (Node, Vec<Diagnostic>) {
     let mut walker = Walker {
         rules,
+        strict,
         diagnostics: Vec::new(),
         seen_bundle_findings: BTreeMap::new(),
     };
@@ -274,6 +326,8 @@ pub fn check_model(model: &Model, gaps: &Gaps, rules: &[&Rule]) -> (Node, Vec<Di
 
 struct Walker<'a> {
     rules: &'a [&'a Rule],
+    /// Whether warnings count as errors (`opm validate --strict`).
+    strict: bool,
     diagnostics: Vec<Diagnostic>,
     /// Bundle findings already recorded (a bundle listed by several channels is checked in
     /// each), with their index.
@@ -313,14 +367,26 @@ impl<'a> Walker<'a> {
                 location
             }),
         };
+        let severity = if self.strict {
+            Severity::Error
+        } else {
+            rule.severity
+        };
         self.diagnostics.push(Diagnostic {
             rule: rule.id,
-            severity: rule.severity,
+            severity,
             message,
             subject,
             location,
         });
         self.diagnostics.len() - 1
+    }
+
+    /// Adds the leaf of finding `index` to `node`: upstream's tree shows errors only.
+    fn leaf(&self, node: &mut Node, message: String, index: usize) {
+        if self.diagnostics[index].is_error() {
+            node.push(Node::finding(message, index));
+        }
     }
 
     fn package(&mut self, package: &Package) -> Node {
@@ -349,7 +415,7 @@ impl<'a> Walker<'a> {
                 };
                 let leaf = message.clone();
                 let index = self.record(rule, subject, message, package.origin.as_ref(), None);
-                node.push(Node::finding(leaf, index));
+                self.leaf(node, leaf, index);
             }
         }
     }
@@ -387,7 +453,7 @@ impl<'a> Walker<'a> {
                 };
                 let leaf = message.clone();
                 let index = self.record(rule, subject, message, channel.origin.as_ref(), None);
-                node.push(Node::finding(leaf, index));
+                self.leaf(node, leaf, index);
             }
         }
     }
@@ -424,7 +490,7 @@ impl<'a> Walker<'a> {
                         index
                     }
                 };
-                node.push(Node::finding(message, index));
+                self.leaf(&mut node, message, index);
             }
         }
         node

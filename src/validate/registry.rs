@@ -2,7 +2,7 @@
 //! checks in the order upstream appends their lines to a node.
 
 use super::rule::Rule;
-use super::rules::{bundle, channel, conversion, package};
+use super::rules::{bundle, channel, conversion, graph, package};
 
 pub static ALL: &[&Rule] = &[
     &conversion::PACKAGE_NAME_MISSING,
@@ -51,6 +51,10 @@ pub static ALL: &[&Rule] = &[
     &bundle::BUNDLE_IMAGE_UNSET,
     &bundle::BUNDLE_DEPRECATION_MESSAGE_EMPTY,
     &bundle::BUNDLE_BUILD_METADATA_WITH_RELEASE,
+    &graph::BUNDLE_SKIP_RANGE_BEYOND_VERSION,
+    &graph::BUNDLE_UNREACHABLE,
+    &graph::CHANNEL_HEADS_AMBIGUOUS,
+    &graph::CHANNEL_REPLACES_UNKNOWN,
 ];
 
 /// Every rule of the program, catalog and bundle alike: load problems, the catalog rules of
@@ -107,7 +111,7 @@ mod tests {
     #[test]
     fn id_list_is_stable() {
         let ids: Vec<&str> = ALL.iter().map(|rule| rule.id).collect();
-        assert_eq!(ids.len(), 46);
+        assert_eq!(ids.len(), 50);
         assert_eq!(
             find("channel-graph-invalid").map(|rule| rule.id),
             Some("channel-graph-invalid")

@@ -3,6 +3,7 @@
 pub mod bundle;
 pub mod channel;
 pub mod conversion;
+pub mod graph;
 pub mod package;
 
 #[cfg(test)]

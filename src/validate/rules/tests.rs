@@ -488,7 +488,12 @@ fn single_problem_catalogs_give_upstream_text() {
             Some(message.as_str()),
             "{name}"
         );
-        let rules: Vec<&str> = verdict.diagnostics.iter().map(|d| d.rule).collect();
+        let rules: Vec<&str> = verdict
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.rule)
+            .collect();
         assert_eq!(rules, vec![rule], "{name}");
     }
 }
@@ -507,11 +512,80 @@ fn each_rule_alone_finds_its_problem() {
     }
 }
 
+/// `(case, catalog, rule id)`: each catalog is valid for upstream but draws one warning.
+fn warning_cases() -> Vec<(&'static str, DeclarativeConfig, &'static str)> {
+    vec![
+        (
+            "warning/skip-range-beyond-version",
+            with(|cfg| {
+                if let Some(entries) = cfg.channels[0].entries.as_mut() {
+                    entries[1].skip_range = ">=1.0.0 <3.0.0".into();
+                }
+            }),
+            "bundle-skip-range-beyond-version",
+        ),
+        (
+            "warning/unreachable",
+            with(|cfg| {
+                if let Some(entries) = cfg.channels[0].entries.as_mut() {
+                    let mut a = entry("foo.v0.1.0", "");
+                    a.skips = vec!["foo.v0.2.0".into()];
+                    let mut b = entry("foo.v0.2.0", "");
+                    b.skips = vec!["foo.v0.1.0".into()];
+                    entries.extend([a, b]);
+                }
+                cfg.bundles.push(bundle("foo", "foo.v0.1.0", "0.1.0"));
+                cfg.bundles.push(bundle("foo", "foo.v0.2.0", "0.2.0"));
+            }),
+            "bundle-unreachable",
+        ),
+        (
+            "warning/replaces-unknown",
+            with(|cfg| {
+                if let Some(entries) = cfg.channels[0].entries.as_mut() {
+                    entries[0].replaces = "foo.v0.9.0".into();
+                    entries[0].skips = vec!["foo.v0.9.0".into()];
+                }
+            }),
+            "channel-replaces-unknown",
+        ),
+    ]
+}
+
+#[test]
+fn warnings_do_not_fail_and_stay_out_of_upstreams_text() {
+    for (name, cfg, rule) in warning_cases() {
+        let verdict = validate_catalog(&cfg);
+        assert!(verdict.passed(), "{name}: {:?}", verdict.diagnostics);
+        assert_eq!(verdict.message(), None, "{name}");
+        assert!(
+            !verdict.diagnostics.is_empty() && verdict.diagnostics.iter().all(|d| d.rule == rule),
+            "{name}: {:?}",
+            verdict.diagnostics
+        );
+        // --strict makes them errors, in the tree.
+        let strict = crate::validate::validate_converted_with(
+            &crate::model::convert::convert(&cfg),
+            ALL,
+            true,
+        );
+        assert!(!strict.passed(), "{name}");
+        assert!(
+            strict
+                .message()
+                .is_some_and(|m| m.starts_with("invalid index:")),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn every_reachable_rule_has_a_case() {
     let covered: Vec<&str> = single_problem_cases()
         .into_iter()
         .map(|case| case.2)
+        .chain(warning_cases().into_iter().map(|case| case.2))
+        .chain(["channel-heads-ambiguous"])
         .collect();
     // Checks that catalog files cannot trigger (conversion catches them first).
     let unreachable = [
