@@ -362,7 +362,7 @@ fn graph_warnings_pass_unless_strict() {
     assert_eq!(
         out.stderr,
         "catalog/package.yaml:12:5: warning[bundle-skip-range-beyond-version]: package \"a\", bundle \"a.v1\": skipRange \">=0.1.0 <2.0.0\" admits versions above the bundle's own version 1.0.0: an installed newer version would move to this older bundle\n\
-         catalog/package.yaml:1:1: warning[channel-replaces-unknown]: package \"a\": channel \"stable\": bundle \"a.v1\" replaces \"a.v0\", which is in no channel of the package\n"
+         catalog/package.yaml:10:5: warning[channel-replaces-unknown]: package \"a\", bundle \"a.v1\": replaces \"a.v0\", which is in no channel of the package\n"
     );
     let out = run(true).failure(&["Error: invalid index:"]);
     assert!(

@@ -424,7 +424,7 @@ impl<'a> Walker<'a> {
         let mut node = Node::new(format!("invalid channel {}", q(&channel.name)));
         self.channel_lines(package, channel, Placement::BeforeChildren, &mut node);
         for bundle in channel.bundles.values() {
-            let child = self.bundle(bundle);
+            let child = self.bundle(package, bundle);
             node.push_if_failed(child);
         }
         self.channel_lines(package, channel, Placement::AfterChildren, &mut node);
@@ -458,14 +458,16 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn bundle(&mut self, bundle: &Bundle) -> Node {
+    fn bundle(&mut self, package: &Package, bundle: &Bundle) -> Node {
         let mut node = Node::new(format!("invalid bundle {}", q(&bundle.name)));
         let rules = self.rules_of(Scope::Bundle);
         for rule in rules {
-            let Check::Bundle(check) = rule.check else {
-                continue;
+            let messages = match rule.check {
+                Check::Bundle(check) => check(bundle),
+                Check::BundleInPackage(check) => check(package, bundle),
+                _ => continue,
             };
-            for message in check(bundle) {
+            for message in messages {
                 let key = (
                     rule.id,
                     bundle.package.clone(),

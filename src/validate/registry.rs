@@ -64,7 +64,7 @@ pub fn every() -> Vec<crate::diag::Rule> {
         id: rule.id,
         severity: rule.severity,
         summary: rule.summary,
-        details: rule.summary,
+        details: rule.details,
     });
     crate::declcfg::load::RULES
         .iter()
@@ -134,6 +134,11 @@ mod tests {
                 rule.id
             );
             assert!(!rule.summary.is_empty(), "{} has no summary", rule.id);
+            assert!(
+                !rule.details.is_empty() && rule.details != rule.summary,
+                "{} has no details for --explain",
+                rule.id
+            );
         }
     }
 

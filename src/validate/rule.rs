@@ -11,6 +11,8 @@ pub struct Rule {
     pub id: &'static str,
     pub severity: Severity,
     pub summary: &'static str,
+    /// What it checks, why it matters and how to fix it (`opm validate --explain`).
+    pub details: &'static str,
     /// Where its findings point, relative to what it checks.
     pub at: At,
     pub check: Check,
@@ -37,6 +39,8 @@ pub enum Check {
     Channel(Placement, fn(&Channel) -> Vec<String>),
     /// A check of one bundle as listed by one channel.
     Bundle(fn(&Bundle) -> Vec<String>),
+    /// A check of one bundle that needs its whole package (every channel's entries).
+    BundleInPackage(fn(&Package, &Bundle) -> Vec<String>),
 }
 
 /// Whether a package's or channel's own lines come before or after its child nodes.
@@ -61,7 +65,7 @@ impl Rule {
             Check::Conversion => Scope::Conversion,
             Check::Package(..) => Scope::Package,
             Check::Channel(..) => Scope::Channel,
-            Check::Bundle(..) => Scope::Bundle,
+            Check::Bundle(..) | Check::BundleInPackage(..) => Scope::Bundle,
         }
     }
 }

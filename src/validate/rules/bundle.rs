@@ -12,6 +12,7 @@ pub const BUNDLE_NAME_EMPTY: Rule = Rule {
     id: "bundle-name-empty",
     severity: Severity::Error,
     summary: "a channel entry has an empty name",
+    details: "A channel entry with an empty `name`.",
     at: At::Entry("/name"),
     check: Check::Bundle(bundle_name_empty),
 };
@@ -25,6 +26,7 @@ pub const BUNDLE_NAME_NOT_NORMALIZED: Rule = Rule {
     id: "bundle-name-not-normalized",
     severity: Severity::Error,
     summary: "a bundle with a release is not named <package>-v<version>-<release>",
+    details: "A bundle whose `olm.package` property has a `release` must be named `<package>-v<version>-<release>`.",
     at: At::Blob("/name"),
     check: Check::Bundle(bundle_name_not_normalized),
 };
@@ -51,6 +53,7 @@ pub const BUNDLE_PROPERTIES_UNPARSABLE: Rule = Rule {
     id: "bundle-properties-unparsable",
     severity: Severity::Error,
     summary: "a bundle property in the model does not decode",
+    details: "A property of a bundle in the checked model does not decode into its type (catalog files report this as bundle-properties-invalid).",
     at: At::Blob("/properties"),
     check: Check::Bundle(bundle_properties_unparsable),
 };
@@ -67,6 +70,7 @@ pub const BUNDLE_SKIP_EMPTY: Rule = Rule {
     id: "bundle-skip-empty",
     severity: Severity::Error,
     summary: "a channel entry skips an empty name",
+    details: "A channel entry's `skips` contains an empty string.",
     at: At::Entry("/skips"),
     check: Check::Bundle(bundle_skip_empty),
 };
@@ -86,6 +90,7 @@ pub const BUNDLE_SKIP_RANGE_INVALID: Rule = Rule {
     id: "bundle-skip-range-invalid",
     severity: Severity::Error,
     summary: "a channel entry's skipRange does not parse",
+    details: "A channel entry's `skipRange` is not a valid semver range (`>=1.0.0 <1.2.0`, `<1.2.0`, alternatives joined by `||`).",
     at: At::Entry("/skipRange"),
     check: Check::Bundle(bundle_skip_range_invalid),
 };
@@ -109,6 +114,7 @@ pub const BUNDLE_PACKAGE_PROPERTY_NOT_UNIQUE: Rule = Rule {
     id: "bundle-package-property-not-unique",
     severity: Severity::Error,
     summary: "a bundle in the model does not have exactly one olm.package property",
+    details: "A bundle of the checked model does not have exactly one `olm.package` property.",
     at: At::Blob("/properties"),
     check: Check::Bundle(bundle_package_property_not_unique),
 };
@@ -129,6 +135,7 @@ pub const BUNDLE_IMAGE_UNSET: Rule = Rule {
     id: "bundle-image-unset",
     severity: Severity::Error,
     summary: "a bundle has neither an image nor bundle objects",
+    details: "A bundle has no `image` and no `olm.bundle.object` or `olm.csv.metadata` properties, so OLM has nothing to install it from.",
     at: At::Blob(""),
     check: Check::Bundle(bundle_image_unset),
 };
@@ -145,6 +152,7 @@ pub const BUNDLE_DEPRECATION_MESSAGE_EMPTY: Rule = Rule {
     id: "bundle-deprecation-message-empty",
     severity: Severity::Error,
     summary: "a bundle deprecation has an empty message",
+    details: "A deprecation of a bundle has an empty `message`.",
     at: At::Blob(""),
     check: Check::Bundle(bundle_deprecation_message_empty),
 };
@@ -164,6 +172,7 @@ pub const BUNDLE_BUILD_METADATA_WITH_RELEASE: Rule = Rule {
     id: "bundle-build-metadata-with-release",
     severity: Severity::Error,
     summary: "a bundle version has both build metadata and a release",
+    details: "A bundle version carries both build metadata (`+...`) and a `release`; use one or the other.",
     at: At::Blob("/properties"),
     check: Check::Bundle(bundle_build_metadata_with_release),
 };

@@ -11,6 +11,7 @@ pub const CHANNEL_NAME_EMPTY: Rule = Rule {
     id: "channel-name-empty",
     severity: Severity::Error,
     summary: "a channel in the model has no name",
+    details: "A channel of the checked model has no name. Catalog files report it as channel-name-missing.",
     at: At::Blob(""),
     check: Check::Channel(Placement::BeforeChildren, channel_name_empty),
 };
@@ -25,6 +26,7 @@ pub const CHANNEL_NO_BUNDLES: Rule = Rule {
     id: "channel-no-bundles",
     severity: Severity::Error,
     summary: "a channel has no entries",
+    details: "A channel whose `entries` are empty.",
     at: At::Blob("/entries"),
     check: Check::Channel(Placement::BeforeChildren, channel_no_bundles),
 };
@@ -42,6 +44,7 @@ pub const CHANNEL_GRAPH_INVALID: Rule = Rule {
     id: "channel-graph-invalid",
     severity: Severity::Error,
     summary: "a channel's upgrade graph has no single head, a cycle or stranded bundles",
+    details: "A channel's upgrade graph (its `replaces` edges) must have exactly one head, the entry nothing replaces, and no cycle; every entry must be on the head's replaces chain or skipped by an entry on it. The message names the heads, the cycle or the stranded bundles.",
     at: At::Blob("/entries"),
     check: Check::Channel(Placement::BeforeChildren, channel_graph_invalid),
 };
@@ -61,6 +64,7 @@ pub const CHANNEL_DEPRECATION_MESSAGE_EMPTY: Rule = Rule {
     id: "channel-deprecation-message-empty",
     severity: Severity::Error,
     summary: "a channel deprecation has an empty message",
+    details: "A deprecation of a channel has an empty `message`.",
     at: At::Blob(""),
     check: Check::Channel(Placement::AfterChildren, channel_deprecation_message_empty),
 };

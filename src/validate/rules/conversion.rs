@@ -12,6 +12,7 @@ pub const PACKAGE_NAME_MISSING: Rule = Rule {
     id: id::PACKAGE_NAME_MISSING,
     severity: Severity::Error,
     summary: "a package blob has no name",
+    details: "An `olm.package` blob without `name` (or with an empty one). Every channel, bundle and deprecation refers to its package by this name, so nothing else of the package can be checked.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -21,6 +22,7 @@ pub const PACKAGE_DUPLICATE: Rule = Rule {
     id: id::PACKAGE_DUPLICATE,
     severity: Severity::Error,
     summary: "two package blobs share a name",
+    details: "Two `olm.package` blobs with the same `name`, in one file or in two. Keep one; a package is defined once per catalog.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -30,6 +32,7 @@ pub const PACKAGE_NAME_INVALID: Rule = Rule {
     id: id::PACKAGE_NAME_INVALID,
     severity: Severity::Error,
     summary: "a package name is not a DNS-1123 label",
+    details: "A package name must be a DNS-1123 label: lowercase letters, digits and `-`, starting and ending with a letter or digit, at most 63 characters. OLM uses it in resource names.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -39,6 +42,7 @@ pub const CHANNEL_PACKAGE_UNKNOWN: Rule = Rule {
     id: id::CHANNEL_PACKAGE_UNKNOWN,
     severity: Severity::Error,
     summary: "a channel names a package no package blob defines",
+    details: "An `olm.channel` blob whose `package` has no `olm.package` blob in the catalog: a typo in `package`, or the package blob is missing or left out by `.indexignore`.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -48,6 +52,7 @@ pub const CHANNEL_NAME_MISSING: Rule = Rule {
     id: id::CHANNEL_NAME_MISSING,
     severity: Severity::Error,
     summary: "a channel blob has no name",
+    details: "An `olm.channel` blob without `name`. Subscriptions name channels, so a nameless one cannot be used.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -57,6 +62,7 @@ pub const CHANNEL_DUPLICATE: Rule = Rule {
     id: id::CHANNEL_DUPLICATE,
     severity: Severity::Error,
     summary: "two channel blobs of a package share a name",
+    details: "Two `olm.channel` blobs of one package with the same `name`. Merge their `entries` into one blob.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -66,6 +72,7 @@ pub const CHANNEL_DUPLICATE_ENTRY: Rule = Rule {
     id: id::CHANNEL_DUPLICATE_ENTRY,
     severity: Severity::Error,
     summary: "a channel lists the same bundle name more than once",
+    details: "A channel's `entries` list the same bundle name twice. Each bundle appears once per channel, with all its edges (`replaces`, `skips`, `skipRange`) in that one entry.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -75,6 +82,7 @@ pub const BUNDLE_PACKAGE_MISSING: Rule = Rule {
     id: id::BUNDLE_PACKAGE_MISSING,
     severity: Severity::Error,
     summary: "a bundle blob has no package",
+    details: "An `olm.bundle` blob without `package`.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -84,6 +92,7 @@ pub const BUNDLE_PACKAGE_UNKNOWN: Rule = Rule {
     id: id::BUNDLE_PACKAGE_UNKNOWN,
     severity: Severity::Error,
     summary: "a bundle names a package no package blob defines",
+    details: "An `olm.bundle` blob whose `package` has no `olm.package` blob in the catalog.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -93,6 +102,7 @@ pub const BUNDLE_DUPLICATE: Rule = Rule {
     id: id::BUNDLE_DUPLICATE,
     severity: Severity::Error,
     summary: "two bundle blobs of a package share a name",
+    details: "Two `olm.bundle` blobs of one package with the same `name`. Rendering the same bundle twice (for instance two references to one image) gives this.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -102,6 +112,7 @@ pub const BUNDLE_PROPERTIES_INVALID: Rule = Rule {
     id: id::BUNDLE_PROPERTIES_INVALID,
     severity: Severity::Error,
     summary: "a known bundle property does not decode into its type",
+    details: "A bundle property of a known type (`olm.package`, `olm.gvk`, `olm.package.required`, `olm.gvk.required`, `olm.bundle.object`, `olm.csv.metadata`, ...) whose `value` does not have that type's fields and field types.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -111,6 +122,7 @@ pub const BUNDLE_PACKAGE_PROPERTY_COUNT: Rule = Rule {
     id: id::BUNDLE_PACKAGE_PROPERTY_COUNT,
     severity: Severity::Error,
     summary: "a bundle does not have exactly one olm.package property",
+    details: "A bundle must carry exactly one `olm.package` property: it gives the bundle's package and version. None, or several, is an error.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -120,6 +132,7 @@ pub const BUNDLE_PACKAGE_PROPERTY_MISMATCH: Rule = Rule {
     id: id::BUNDLE_PACKAGE_PROPERTY_MISMATCH,
     severity: Severity::Error,
     summary: "a bundle's olm.package property names another package",
+    details: "The bundle's `olm.package` property names a package other than the blob's `package` field. They must agree.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -129,6 +142,7 @@ pub const BUNDLE_IMAGE_INVALID: Rule = Rule {
     id: id::BUNDLE_IMAGE_INVALID,
     severity: Severity::Error,
     summary: "a bundle image or related image is not a valid pull spec",
+    details: "The bundle's `image`, or the `image` of one of its `relatedImages`, is not a valid image pull spec (`registry/repository[:tag][@digest]`).",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -138,6 +152,7 @@ pub const BUNDLE_VERSION_INVALID: Rule = Rule {
     id: id::BUNDLE_VERSION_INVALID,
     severity: Severity::Error,
     summary: "a bundle version is not strict semver",
+    details: "The `version` of the `olm.package` property is not a strict semantic version (`MAJOR.MINOR.PATCH`, optional `-prerelease` and `+build`), as OLM orders bundles by it.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -147,6 +162,7 @@ pub const BUNDLE_RELEASE_INVALID: Rule = Rule {
     id: id::BUNDLE_RELEASE_INVALID,
     severity: Severity::Error,
     summary: "a bundle release version is invalid",
+    details: "The `release` of the `olm.package` property is not a valid release: dot-separated alphanumeric identifiers, numbers without leading zeros.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -156,6 +172,7 @@ pub const BUNDLE_NOT_IN_CHANNEL: Rule = Rule {
     id: id::BUNDLE_NOT_IN_CHANNEL,
     severity: Severity::Error,
     summary: "a bundle blob is listed by no channel of its package",
+    details: "An `olm.bundle` blob that no channel of its package lists. OLM can never install it; add it to a channel's `entries` or remove the blob.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -165,6 +182,7 @@ pub const CHANNEL_ENTRY_BUNDLE_MISSING: Rule = Rule {
     id: id::CHANNEL_ENTRY_BUNDLE_MISSING,
     severity: Severity::Error,
     summary: "a channel entry has no bundle blob",
+    details: "A channel entry names a bundle for which the catalog has no `olm.bundle` blob of that package.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -174,6 +192,7 @@ pub const DEPRECATION_PACKAGE_MISSING: Rule = Rule {
     id: id::DEPRECATION_PACKAGE_MISSING,
     severity: Severity::Error,
     summary: "a deprecations blob has no package",
+    details: "An `olm.deprecations` blob without `package`.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -183,6 +202,7 @@ pub const DEPRECATION_PACKAGE_UNKNOWN: Rule = Rule {
     id: id::DEPRECATION_PACKAGE_UNKNOWN,
     severity: Severity::Error,
     summary: "a deprecations blob names an unknown package",
+    details: "An `olm.deprecations` blob whose `package` has no `olm.package` blob.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -192,6 +212,7 @@ pub const DEPRECATION_DUPLICATE: Rule = Rule {
     id: id::DEPRECATION_DUPLICATE,
     severity: Severity::Error,
     summary: "a package has more than one deprecations blob",
+    details: "A package has two `olm.deprecations` blobs; put every entry in one.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -201,6 +222,7 @@ pub const DEPRECATION_ENTRY_SCHEMA_MISSING: Rule = Rule {
     id: id::DEPRECATION_ENTRY_SCHEMA_MISSING,
     severity: Severity::Error,
     summary: "a deprecation entry has no reference schema",
+    details: "A deprecation entry whose `reference` has no `schema` (`olm.package`, `olm.channel` or `olm.bundle`).",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -210,6 +232,7 @@ pub const DEPRECATION_ENTRY_DUPLICATE: Rule = Rule {
     id: id::DEPRECATION_ENTRY_DUPLICATE,
     severity: Severity::Error,
     summary: "a reference is deprecated twice",
+    details: "The same package, channel or bundle is deprecated by two entries.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -219,6 +242,7 @@ pub const DEPRECATION_BUNDLE_UNKNOWN: Rule = Rule {
     id: id::DEPRECATION_BUNDLE_UNKNOWN,
     severity: Severity::Error,
     summary: "a deprecation references a bundle with no blob",
+    details: "A deprecation entry names a bundle that has no `olm.bundle` blob in the package.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -228,6 +252,7 @@ pub const DEPRECATION_CHANNEL_UNKNOWN: Rule = Rule {
     id: id::DEPRECATION_CHANNEL_UNKNOWN,
     severity: Severity::Error,
     summary: "a deprecation references an unknown channel",
+    details: "A deprecation entry names a channel the package does not have.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -237,6 +262,7 @@ pub const DEPRECATION_PACKAGE_REFERENCE_NAMED: Rule = Rule {
     id: id::DEPRECATION_PACKAGE_REFERENCE_NAMED,
     severity: Severity::Error,
     summary: "a package deprecation reference has a name",
+    details: "A deprecation of the package itself (`schema: olm.package`) must not carry a `name`: it always means the blob's own package.",
     at: At::Blob(""),
     check: Check::Conversion,
 };
@@ -246,6 +272,7 @@ pub const DEPRECATION_SCHEMA_UNKNOWN: Rule = Rule {
     id: id::DEPRECATION_SCHEMA_UNKNOWN,
     severity: Severity::Error,
     summary: "a deprecation references an unknown schema",
+    details: "A deprecation entry's `reference.schema` is none of `olm.package`, `olm.channel`, `olm.bundle`.",
     at: At::Blob(""),
     check: Check::Conversion,
 };

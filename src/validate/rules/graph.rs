@@ -6,7 +6,7 @@ use crate::diag::{go_quote as q, Severity};
 use crate::model::{Bundle, Channel};
 use crate::semver::{RangeOp, Version};
 use crate::validate::rule::{At, Check, Placement, Rule};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Checks that a `skipRange` admits no version above the bundle's own: an installed newer
 /// version would otherwise be "upgraded" to this older bundle. Upstream: operator-registry
@@ -15,6 +15,7 @@ pub const BUNDLE_SKIP_RANGE_BEYOND_VERSION: Rule = Rule {
     id: "bundle-skip-range-beyond-version",
     severity: Severity::Warning,
     summary: "a channel entry's skipRange admits versions above the bundle's own",
+    details: "The entry's `skipRange` admits versions above the bundle's own version (for instance `<2.0.0` on version 1.0.0). A cluster that runs a newer version in that range would be offered this older bundle as an upgrade. Bound the range by the bundle's version (`<1.0.0`). A warning; `--strict` makes it an error.",
     at: At::Entry("/skipRange"),
     check: Check::Bundle(bundle_skip_range_beyond_version),
 };
@@ -61,6 +62,7 @@ pub const BUNDLE_UNREACHABLE: Rule = Rule {
     id: "bundle-unreachable",
     severity: Severity::Warning,
     summary: "a channel entry has no upgrade path to the channel head",
+    details: "Following `replaces`, `skips` and `skipRange` edges from an entry never reaches the channel head: an operator installed at that version never gets an upgrade in this channel. A warning; `--strict` makes it an error. Checked only in channels with a single head.",
     at: At::Blob("/entries"),
     check: Check::Channel(Placement::AfterChildren, bundle_unreachable),
 };
@@ -105,6 +107,7 @@ pub const CHANNEL_HEADS_AMBIGUOUS: Rule = Rule {
     id: "channel-heads-ambiguous",
     severity: Severity::Warning,
     summary: "a channel has several heads: which entries, and why",
+    details: "A channel with several heads (entries that nothing replaces or skips) fails channel-graph-invalid, as upstream, which only counts them. This warning names each head and the edges it has, so it is clear which entry should replace or skip the others.",
     at: At::Blob("/entries"),
     check: Check::Channel(Placement::AfterChildren, channel_heads_ambiguous),
 };
@@ -144,35 +147,25 @@ pub const CHANNEL_REPLACES_UNKNOWN: Rule = Rule {
     id: "channel-replaces-unknown",
     severity: Severity::Warning,
     summary: "a channel entry replaces a bundle that is in no channel of the package",
+    details: "An entry `replaces` a bundle that is in no channel of the package (often a version pruned from the catalog). Upgrades from that version cannot be served from this catalog. A warning; `--strict` makes it an error.",
     at: At::Entry("/replaces"),
-    check: Check::Package(Placement::AfterChildren, channel_replaces_unknown),
+    check: Check::BundleInPackage(channel_replaces_unknown),
 };
 
-fn channel_replaces_unknown(package: &crate::model::Package) -> Vec<String> {
-    let listed: BTreeSet<&str> = package
-        .channels
-        .values()
-        .flat_map(|channel| channel.bundles.keys().map(String::as_str))
-        .collect();
-    let mut dangling: BTreeMap<(&str, &str), &str> = BTreeMap::new();
-    for channel in package.channels.values() {
-        for bundle in channel.bundles.values() {
-            if !bundle.replaces.is_empty() && !listed.contains(bundle.replaces.as_str()) {
-                dangling.insert((&channel.name, &bundle.name), &bundle.replaces);
-            }
-        }
-    }
-    dangling
-        .into_iter()
-        .map(|((channel, bundle), replaces)| {
-            format!(
-                "channel {}: bundle {} replaces {}, which is in no channel of the package",
-                q(channel),
-                q(bundle),
-                q(replaces)
-            )
-        })
-        .collect()
+fn channel_replaces_unknown(package: &crate::model::Package, bundle: &Bundle) -> Vec<String> {
+    let listed = |name: &str| {
+        package
+            .channels
+            .values()
+            .any(|channel| channel.bundles.contains_key(name))
+    };
+    when(
+        !bundle.replaces.is_empty() && !listed(&bundle.replaces),
+        &format!(
+            "replaces {}, which is in no channel of the package",
+            q(&bundle.replaces)
+        ),
+    )
 }
 
 #[cfg(test)]

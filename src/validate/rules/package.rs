@@ -12,6 +12,7 @@ pub const PACKAGE_NAME_EMPTY: Rule = Rule {
     id: "package-name-empty",
     severity: Severity::Error,
     summary: "a package in the model has no name",
+    details: "A package of the checked model has no name. Catalog files report a nameless package as package-name-missing; this rule guards models built by other means.",
     at: At::Blob(""),
     check: Check::Package(Placement::BeforeChildren, package_name_empty),
 };
@@ -25,6 +26,7 @@ pub const PACKAGE_DEFAULT_CHANNEL_UNSET: Rule = Rule {
     id: "package-default-channel-unset",
     severity: Severity::Error,
     summary: "a package has no default channel",
+    details: "The `olm.package` blob has no `defaultChannel`, and no other source supplies one. Subscriptions that name no channel use the default.",
     at: At::Blob("/defaultChannel"),
     check: Check::Package(Placement::BeforeChildren, package_default_channel_unset),
 };
@@ -41,6 +43,7 @@ pub const PACKAGE_NO_CHANNELS: Rule = Rule {
     id: "package-no-channels",
     severity: Severity::Error,
     summary: "a package has no channel",
+    details: "A package with no `olm.channel` blob: none of its bundles can be installed.",
     at: At::Blob(""),
     check: Check::Package(Placement::BeforeChildren, package_no_channels),
 };
@@ -59,6 +62,7 @@ pub const PACKAGE_DUPLICATE_VERSIONS: Rule = Rule {
     id: "package-duplicate-versions",
     severity: Severity::Error,
     summary: "two bundles of a package have the same version",
+    details: "Two bundles of one package (in any channels) have the same version (and release). OLM orders bundles by version, so each must be distinct.",
     at: At::Blob(""),
     check: Check::Package(Placement::AfterChildren, package_duplicate_versions),
 };
@@ -97,6 +101,7 @@ pub const PACKAGE_DEFAULT_CHANNEL_NOT_FOUND: Rule = Rule {
     id: "package-default-channel-not-found",
     severity: Severity::Error,
     summary: "a package's default channel is not one of its channels",
+    details: "The package's `defaultChannel` is not the name of one of its channels.",
     at: At::Blob("/defaultChannel"),
     check: Check::Package(Placement::AfterChildren, package_default_channel_not_found),
 };
@@ -118,6 +123,8 @@ pub const PACKAGE_DEPRECATION_MESSAGE_EMPTY: Rule = Rule {
     id: "package-deprecation-message-empty",
     severity: Severity::Error,
     summary: "a package deprecation has an empty message",
+    details:
+        "A deprecation of the package has an empty `message`; the message is what users are shown.",
     at: At::Blob(""),
     check: Check::Package(Placement::AfterChildren, package_deprecation_message_empty),
 };
