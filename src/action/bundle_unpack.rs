@@ -54,7 +54,7 @@ impl UnpackBundle {
         let dir = super::unpack_image::unpack_bundle_image(&self.reference, "none", &self.pull)?;
         let mut warnings = Vec::new();
         if !self.skip_validation {
-            let joined = |findings: &[crate::bundle::validate::Diagnostic]| {
+            let joined = |findings: &[crate::diag::Diagnostic]| {
                 findings
                     .iter()
                     .filter(|f| f.severity == Severity::Error)

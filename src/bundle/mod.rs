@@ -31,6 +31,7 @@ mod gojson;
 pub mod mediatype;
 mod parse;
 mod render;
+pub mod rules;
 pub mod validate;
 
 pub use parse::parse_bundle_dir;

@@ -50,7 +50,7 @@ pub(super) fn run(
     let mut report = validate_bundle_dir(bundle.path(), &Options { optional });
     report.locate(bundle.path(), bundle.shown_as());
     if output_format == FindingsFormat::Sarif {
-        let log = crate::diag::sarif::log(&report.findings, crate::bundle::validate::rules::ALL);
+        let log = crate::diag::sarif::log(&report.findings, crate::bundle::rules::ALL);
         let mut text = serde_json::to_string_pretty(&log)?;
         text.push('\n');
         crate::output::stdout(text.as_bytes())?;

@@ -70,7 +70,7 @@ pub fn every() -> Vec<crate::diag::Rule> {
         .iter()
         .copied()
         .chain(catalog)
-        .chain(crate::bundle::validate::rules::ALL.iter().copied())
+        .chain(crate::bundle::rules::ALL.iter().copied())
         .collect()
 }
 
@@ -154,7 +154,7 @@ mod tests {
             .iter()
             .map(|rule| rule.id)
             .chain(crate::bundle::csvless::rules())
-            .chain([crate::bundle::csvless::PLAIN_MANIFEST_API_REMOVED])
+            .chain([crate::bundle::rules::PLAIN_MANIFEST_API_REMOVED])
             .collect();
         let catalog: BTreeSet<&str> = ALL.iter().map(|rule| rule.id).collect();
         for rule in every() {

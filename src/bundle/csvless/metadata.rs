@@ -8,26 +8,17 @@
 //! warnings, so newer files still work. Problems are [`Diagnostic`]s about
 //! `metadata/bundle.yaml`; nothing prints.
 
-use crate::bundle::validate::Diagnostic;
+use crate::bundle::rules::{
+    finding, BUNDLE_YAML_DESCRIPTOR_PATH, BUNDLE_YAML_DUPLICATE_KEY, BUNDLE_YAML_FIELD_INVALID,
+    BUNDLE_YAML_FIELD_UNKNOWN, BUNDLE_YAML_INVALID, BUNDLE_YAML_MISSING,
+};
+use crate::diag::Diagnostic;
 use crate::encoding::json::go_quote;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// Where the file lives in a bundle.
 pub const FILE: &str = "metadata/bundle.yaml";
-
-/// The file is missing or unreadable.
-pub const BUNDLE_YAML_MISSING: &str = "bundle-yaml-missing";
-/// The file is not YAML, or not a mapping.
-pub const BUNDLE_YAML_INVALID: &str = "bundle-yaml-invalid";
-/// A key appears twice in one mapping.
-pub const BUNDLE_YAML_DUPLICATE_KEY: &str = "bundle-yaml-duplicate-key";
-/// A field is missing, has the wrong type, or an invalid value.
-pub const BUNDLE_YAML_FIELD_INVALID: &str = "bundle-yaml-field-invalid";
-/// A field this version does not know (warning).
-pub const BUNDLE_YAML_FIELD_UNKNOWN: &str = "bundle-yaml-field-unknown";
-/// An API description's descriptor path is not under `.spec` or `.status`.
-pub const BUNDLE_YAML_DESCRIPTOR_PATH: &str = "bundle-yaml-descriptor-path";
 
 /// Every rule of this module.
 pub const RULES: &[&str] = &[
@@ -121,7 +112,7 @@ pub struct Descriptor {
 pub fn parse(bytes: &[u8], findings: &mut Vec<Diagnostic>) -> Option<BundleMeta> {
     let file = Some(FILE.to_string());
     if let Some(dup) = crate::encoding::yaml_read::first_duplicate_key(bytes) {
-        let mut finding = crate::bundle::validate::finding(
+        let mut finding = finding(
             BUNDLE_YAML_DUPLICATE_KEY,
             format!(
                 "{FILE}: line {}: key {} already set on line {}",
@@ -143,7 +134,7 @@ pub fn parse(bytes: &[u8], findings: &mut Vec<Diagnostic>) -> Option<BundleMeta>
     let value = match crate::encoding::yaml_read::yaml_bytes_to_json(bytes) {
         Ok(value) => value,
         Err(e) => {
-            findings.push(crate::bundle::validate::finding(
+            findings.push(finding(
                 BUNDLE_YAML_INVALID,
                 format!("{FILE}: {}", e.message()),
                 file,
@@ -152,7 +143,7 @@ pub fn parse(bytes: &[u8], findings: &mut Vec<Diagnostic>) -> Option<BundleMeta>
         }
     };
     let Value::Object(map) = value else {
-        findings.push(crate::bundle::validate::finding(
+        findings.push(finding(
             BUNDLE_YAML_INVALID,
             format!(
                 "{FILE}: expected a mapping with name and version, found {}",
@@ -190,7 +181,7 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn error(&mut self, rule: &'static str, message: String) {
         self.failed = true;
-        self.findings.push(crate::bundle::validate::finding(
+        self.findings.push(finding(
             rule,
             format!("{FILE}: {message}"),
             Some(FILE.into()),
@@ -209,7 +200,7 @@ impl Reader<'_> {
     }
 
     fn unknown(&mut self, path: &str) {
-        self.findings.push(crate::bundle::validate::finding(
+        self.findings.push(finding(
             BUNDLE_YAML_FIELD_UNKNOWN,
             format!("{FILE}: unknown field {} (ignored)", go_quote(path)),
             Some(FILE.into()),

@@ -13,35 +13,23 @@ pub mod metadata;
 pub(crate) mod synth;
 
 use crate::bundle::mediatype::{self, MediaType};
-use crate::bundle::validate::Diagnostic;
+use crate::bundle::rules::{
+    finding, BUNDLE_API_WITHOUT_CRD, BUNDLE_DEPLOYMENT_MISSING, BUNDLE_YAML_MISSING,
+    MANIFESTS_EMPTY, MANIFESTS_MISSING, MANIFESTS_NOT_FLAT, MANIFEST_API_REMOVED,
+    MANIFEST_NOT_OBJECTS, PLAIN_MANIFEST_API_REMOVED,
+};
+use crate::diag::Diagnostic;
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::Value;
 use std::path::Path;
 
 pub use metadata::BundleMeta;
-pub use synth::{Synthesis, BUNDLE_API_WITHOUT_CRD};
+pub use synth::Synthesis;
 
 /// The standard media type label.
 pub const MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype.v1";
 /// The label as the CSV-less design wrote it (without `.v1`), accepted on read.
 pub const SEED_MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype";
-
-/// `manifests/` is missing or cannot be listed.
-pub const MANIFESTS_MISSING: &str = "manifests-missing";
-/// `manifests/` holds a directory (CSV-less bundles are flat).
-pub const MANIFESTS_NOT_FLAT: &str = "manifests-not-flat";
-/// A manifest file cannot be read or is not a stream of Kubernetes objects.
-pub const MANIFEST_NOT_OBJECTS: &str = "manifest-not-objects";
-/// `manifests/` holds no object at all.
-pub const MANIFESTS_EMPTY: &str = "manifests-empty";
-/// A registry+v2 bundle without a Deployment.
-pub const BUNDLE_DEPLOYMENT_MISSING: &str = "bundle-deployment-missing";
-/// An object of an API version Kubernetes has removed (an error in plain+v0
-/// bundles, which are applied as they are; a warning in registry+v2).
-pub const MANIFEST_API_REMOVED: &str = "manifest-api-removed";
-/// An object of an API version Kubernetes has removed, in a plain+v0 bundle (an error: such a
-/// bundle is applied as it is).
-pub const PLAIN_MANIFEST_API_REMOVED: &str = "plain-manifest-api-removed";
 
 /// Every rule of this module and its submodules.
 pub fn rules() -> Vec<&'static str> {
@@ -78,7 +66,7 @@ impl Manifest {
 
     /// A finding about this object: in its file and document.
     pub fn finding(&self, rule: &'static str, message: String) -> crate::diag::Diagnostic {
-        let mut finding = crate::bundle::validate::finding(rule, message, Some(self.file.clone()));
+        let mut finding = finding(rule, message, Some(self.file.clone()));
         if let Some(location) = &mut finding.location {
             location.document = self.document.checked_sub(1);
         }
@@ -212,8 +200,8 @@ pub fn inspect(
             ..
         }) => {
             if media_type == MediaType::RegistryV2 {
-                findings.push(crate::bundle::validate::finding(
-                    metadata::BUNDLE_YAML_MISSING,
+                findings.push(finding(
+                    BUNDLE_YAML_MISSING,
                     format!(
                         "{}: not found: a registry+v2 bundle needs its name, version and OLM metadata there",
                         metadata::FILE
@@ -224,8 +212,8 @@ pub fn inspect(
             None
         }
         Err(e) => {
-            findings.push(crate::bundle::validate::finding(
-                metadata::BUNDLE_YAML_MISSING,
+            findings.push(finding(
+                BUNDLE_YAML_MISSING,
                 format!("{}: {}", metadata::FILE, e.reason()),
                 Some(metadata::FILE.into()),
             ));
@@ -235,7 +223,7 @@ pub fn inspect(
     let mut synthesis = None;
     if media_type == MediaType::RegistryV2 {
         if !manifests.is_empty() && !manifests.iter().any(|m| m.kind() == "Deployment") {
-            findings.push(crate::bundle::validate::finding(
+            findings.push(finding(
                 BUNDLE_DEPLOYMENT_MISSING,
                 "manifests/: a registry+v2 bundle needs at least one Deployment (it replaces the CSV's install strategy)",
                 Some("manifests".into()),
@@ -256,7 +244,7 @@ pub fn inspect(
 fn errors(findings: &[Diagnostic]) -> usize {
     findings
         .iter()
-        .filter(|f| f.severity == crate::bundle::validate::Severity::Error)
+        .filter(|f| f.severity == crate::diag::Severity::Error)
         .count()
 }
 
@@ -273,11 +261,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
             } else {
                 format!("manifests/: {}", crate::declcfg::load::io_message(&e))
             };
-            findings.push(crate::bundle::validate::finding(
-                MANIFESTS_MISSING,
-                message,
-                None,
-            ));
+            findings.push(finding(MANIFESTS_MISSING, message, None));
             return Vec::new();
         }
     };
@@ -291,7 +275,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
         }
         let file = format!("manifests/{name}");
         if entry.path().is_dir() {
-            findings.push(crate::bundle::validate::finding(
+            findings.push(finding(
                 MANIFESTS_NOT_FLAT,
                 format!("{file}: is a directory; manifests/ must be flat"),
                 Some(file),
@@ -301,7 +285,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
         let bytes = match crate::bundle::read_file(&entry.path()) {
             Ok(bytes) => bytes,
             Err(e) => {
-                findings.push(crate::bundle::validate::finding(
+                findings.push(finding(
                     MANIFEST_NOT_OBJECTS,
                     format!("{file}: {}", e.reason()),
                     Some(file),
@@ -310,7 +294,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
             }
         };
         match objects_of(&bytes) {
-            Ok(objects) if objects.is_empty() => findings.push(crate::bundle::validate::finding(
+            Ok(objects) if objects.is_empty() => findings.push(finding(
                 MANIFEST_NOT_OBJECTS,
                 format!("{file}: holds no Kubernetes object"),
                 Some(file),
@@ -326,8 +310,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
                 }
             }
             Err((document, message)) => {
-                let mut finding =
-                    crate::bundle::validate::finding(MANIFEST_NOT_OBJECTS, message, Some(file));
+                let mut finding = finding(MANIFEST_NOT_OBJECTS, message, Some(file));
                 if let Some(location) = &mut finding.location {
                     location.document = document.checked_sub(1);
                 }
@@ -337,7 +320,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
     }
     let unreadable = findings.iter().any(|f| f.rule == MANIFEST_NOT_OBJECTS);
     if manifests.is_empty() && !unreadable {
-        findings.push(crate::bundle::validate::finding(
+        findings.push(finding(
             MANIFESTS_EMPTY,
             "manifests/: holds no Kubernetes object; a bundle needs at least one",
             Some("manifests".into()),
@@ -473,7 +456,7 @@ fn check_removed_apis(manifests: &[Manifest], media_type: MediaType, out: &mut V
 pub fn error_text(findings: &[Diagnostic]) -> String {
     findings
         .iter()
-        .filter(|f| f.severity == crate::bundle::validate::Severity::Error)
+        .filter(|f| f.severity == crate::diag::Severity::Error)
         .map(|f| f.message.as_str())
         .collect::<Vec<_>>()
         .join("; ")

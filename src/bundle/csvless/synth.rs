@@ -14,13 +14,11 @@
 
 use super::metadata::{ApiDescription, BundleMeta, DescriptorRoot};
 use super::Manifest;
-use crate::bundle::validate::Diagnostic;
+use crate::bundle::rules::{finding, BUNDLE_API_WITHOUT_CRD};
+use crate::diag::Diagnostic;
 use crate::encoding::json::go_quote;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
-
-/// An owned API the CSV lists cannot be matched with a CRD.
-pub const BUNDLE_API_WITHOUT_CRD: &str = "bundle-api-without-crd";
 
 /// The install modes of a synthesised CSV: every mode OLM recommends
 /// (MultiNamespace is discouraged upstream and left off).
@@ -113,7 +111,7 @@ pub fn synthesize(
             .iter()
             .any(|c| c.group == api.group() && c.kind == api.kind && c.version == api.version());
         if !found {
-            findings.push(crate::bundle::validate::finding(
+            findings.push(finding(
                 BUNDLE_API_WITHOUT_CRD,
                 format!(
                     "{}: apis[{i}]: no CustomResourceDefinition in manifests/ serves {} {}",

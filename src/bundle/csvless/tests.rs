@@ -1,4 +1,5 @@
 use super::*;
+use crate::bundle::rules::{BUNDLE_YAML_FIELD_INVALID, BUNDLE_YAML_MISSING};
 
 const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: op\nspec:\n  selector: {matchLabels: {app: op}}\n  template:\n    metadata: {labels: {app: op}}\n    spec:\n      serviceAccountName: op\n      containers: [{name: m, image: 'quay.io/x/op:v1'}]\n";
 const CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions: [{name: v1, served: true, storage: true}]\n";
@@ -114,7 +115,7 @@ fn registry_v2_problems_are_all_reported() {
         [
             MANIFEST_NOT_OBJECTS,
             MANIFESTS_NOT_FLAT,
-            metadata::BUNDLE_YAML_FIELD_INVALID,
+            BUNDLE_YAML_FIELD_INVALID,
             BUNDLE_DEPLOYMENT_MISSING
         ],
         "{findings:?}"
@@ -135,7 +136,7 @@ fn a_registry_v2_bundle_needs_bundle_yaml() {
     ]);
     let mut findings = Vec::new();
     assert!(read(d.path(), MediaType::RegistryV2, &mut findings).is_none());
-    assert_eq!(findings[0].rule, metadata::BUNDLE_YAML_MISSING);
+    assert_eq!(findings[0].rule, BUNDLE_YAML_MISSING);
     assert!(findings[0]
         .message
         .starts_with("metadata/bundle.yaml: not found"));

@@ -7,16 +7,11 @@
 use super::message::{self, Level};
 use super::registry::Object;
 use super::Diagnostic;
+use crate::bundle::rules::{
+    finding, OBJECT_PDB_BLOCKS_EVICTION, OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
+    OBJECT_RBAC_MANAGES_PDB, OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
+};
 use serde_json::{json, Value};
-
-/// A PodDisruptionBudget that allows no disruption.
-pub const OBJECT_PDB_BLOCKS_EVICTION: &str = "object-pdb-blocks-eviction";
-/// A PriorityClass that is the cluster's global default.
-pub const OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT: &str = "object-priority-class-global-default";
-/// A Role or ClusterRole that may modify default SecurityContextConstraints.
-pub const OBJECT_RBAC_MODIFIES_DEFAULT_SCC: &str = "object-rbac-modifies-default-scc";
-/// A Role or ClusterRole that may create or change PodDisruptionBudgets (warning).
-pub const OBJECT_RBAC_MANAGES_PDB: &str = "object-rbac-manages-pdb";
 
 /// Every rule of this module.
 pub const RULES: &[&str] = &[
@@ -62,7 +57,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
                     _ => false,
                 };
                 if blocks {
-                    out.push(crate::bundle::validate::finding(
+                    out.push(finding(
                         OBJECT_PDB_BLOCKS_EVICTION,
                         message::api(
                             Level::Error,
@@ -75,7 +70,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
                 }
                 let min = spec.and_then(|s| s.get("minAvailable"));
                 if min.and_then(Value::as_str) == Some("100%") {
-                    out.push(crate::bundle::validate::finding(
+                    out.push(finding(
                         OBJECT_PDB_BLOCKS_EVICTION,
                         message::api(
                             Level::Error,
@@ -88,7 +83,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
                 }
             }
             "PriorityClass" if v.get("globalDefault").and_then(Value::as_bool) == Some(true) => {
-                out.push(crate::bundle::validate::finding(
+                out.push(finding(
                     OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
                     message::api(
                         Level::Error,
@@ -129,7 +124,7 @@ fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
             && contains_any(&strings(rule, "resources"), &["poddisruptionbudgets"])
             && contains_any(&strings(rule, "verbs"), &["*", "create", "update", "patch"])
         {
-            out.push(crate::bundle::validate::finding(OBJECT_RBAC_MANAGES_PDB, message::api(
+            out.push(finding(OBJECT_RBAC_MANAGES_PDB, message::api(
                     Level::Warning,
                     "",
                     Some("RBAC includes permission to create/update poddisruptionbudgets, which could impact cluster stability"),
@@ -143,7 +138,7 @@ fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
             && contains_any(&strings(rule, "verbs"), &["*", "delete", "update", "patch"])
             && contains_any(&strings(rule, "resourceNames"), DEFAULT_SCCS)
         {
-            out.push(crate::bundle::validate::finding(
+            out.push(finding(
                 OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
                 message::api(
                     Level::Error,

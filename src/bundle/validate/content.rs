@@ -17,18 +17,18 @@ use super::{
 };
 use crate::bundle::gojson;
 use crate::bundle::mediatype::{self, MediaType};
+use crate::bundle::rules::{
+    finding, CRD_CONVERSION_INVALID, CRD_GROUP_INVALID, CRD_METADATA_INVALID, CRD_NAMES_INVALID,
+    CRD_PRESERVE_UNKNOWN_FIELDS, CRD_SCOPE_INVALID, CRD_VERSIONS_INVALID,
+    CRD_VERSION_DETAILS_INVALID, CSV_ANNOTATION_WRONG_CASE, CSV_API_WITHOUT_EXAMPLE,
+    CSV_CONVERSION_FAILED, CSV_EXAMPLES_INVALID, CSV_EXAMPLES_MISSING,
+    CSV_EXAMPLE_API_NOT_PROVIDED, CSV_INSTALL_MODES_INVALID, CSV_MIN_KUBE_VERSION_INVALID,
+    CSV_NAME_INVALID, CSV_OWNED_CRD_NAME_INVALID, CSV_REPLACES_INVALID, MANIFEST_DECODE_FAILED,
+    MANIFEST_KIND_UNSUPPORTED, MANIFEST_UNREADABLE, OBJECT_METADATA_INVALID,
+};
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::{Map, Value};
 use std::path::Path;
-
-/// A manifests entry that cannot be read as a file (e.g. a directory).
-pub const MANIFEST_UNREADABLE: &str = "manifest-unreadable";
-/// A manifest document that does not decode into an object with a kind.
-pub const MANIFEST_DECODE_FAILED: &str = "manifest-decode-failed";
-/// An object whose kind a registry+v1 bundle may not ship.
-pub const MANIFEST_KIND_UNSUPPORTED: &str = "manifest-kind-unsupported";
-/// An object whose metadata Kubernetes would refuse ("kubectl-able" check).
-pub const OBJECT_METADATA_INVALID: &str = "object-metadata-invalid";
 
 /// Every rule content validation can report, in check order.
 pub fn rules() -> Vec<&'static str> {
@@ -89,7 +89,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
                     ..
                 },
             ) => {
-                findings.push(crate::bundle::validate::finding(
+                findings.push(finding(
                     MANIFEST_UNREADABLE,
                     format!("Unable to read file {file} in supported types"),
                     Some(file),
@@ -97,7 +97,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
                 continue;
             }
             Err(refused) => {
-                findings.push(crate::bundle::validate::finding(
+                findings.push(finding(
                     MANIFEST_UNREADABLE,
                     format!("{file}: {}", refused.reason()),
                     Some(file),
@@ -108,11 +108,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
         let documents = match read_documents(&bytes) {
             Ok(documents) => documents,
             Err(message) => {
-                findings.push(crate::bundle::validate::finding(
-                    MANIFEST_DECODE_FAILED,
-                    message,
-                    Some(file),
-                ));
+                findings.push(finding(MANIFEST_DECODE_FAILED, message, Some(file)));
                 continue;
             }
         };
@@ -131,7 +127,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
             });
             let doc = &decoded[index].value;
             if media_type == Some(MediaType::RegistryV1) && !kinds::is_supported(&kind) {
-                findings.push(crate::bundle::validate::finding(
+                findings.push(finding(
                     MANIFEST_KIND_UNSUPPORTED,
                     format!("{kind} is not supported type for registryV1 bundle: {file}"),
                     Some(file.clone()),
@@ -145,7 +141,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
                     csv::check(doc, &file, &mut findings);
                     let converted = !findings[before..]
                         .iter()
-                        .any(|f| f.rule == csv::CSV_CONVERSION_FAILED);
+                        .any(|f| f.rule == CSV_CONVERSION_FAILED);
                     if converted {
                         bundle_name = csv::text(doc, &["metadata", "name"]).to_string();
                     }
@@ -153,7 +149,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
                 "CustomResourceDefinition" => crd::check(doc, from_yaml, &file, &mut findings),
                 _ => {
                     if let Err(message) = object_meta::kubectlable(doc) {
-                        findings.push(crate::bundle::validate::finding(
+                        findings.push(finding(
                             OBJECT_METADATA_INVALID,
                             message,
                             Some(file.clone()),
@@ -213,24 +209,22 @@ fn place(findings: &mut [Diagnostic], document: usize) {
 /// The field a manifest rule's findings are about (a JSON pointer into the document).
 fn pointer_of(rule: &str) -> Option<&'static str> {
     Some(match rule {
-        csv::CSV_NAME_INVALID => "/metadata/name",
-        csv::CSV_REPLACES_INVALID => "/spec/replaces",
-        csv::CSV_EXAMPLES_MISSING
-        | csv::CSV_EXAMPLES_INVALID
-        | csv::CSV_EXAMPLE_API_NOT_PROVIDED => "/metadata/annotations/alm-examples",
-        csv::CSV_API_WITHOUT_EXAMPLE | csv::CSV_OWNED_CRD_NAME_INVALID => {
-            "/spec/customresourcedefinitions"
+        CSV_NAME_INVALID => "/metadata/name",
+        CSV_REPLACES_INVALID => "/spec/replaces",
+        CSV_EXAMPLES_MISSING | CSV_EXAMPLES_INVALID | CSV_EXAMPLE_API_NOT_PROVIDED => {
+            "/metadata/annotations/alm-examples"
         }
-        csv::CSV_INSTALL_MODES_INVALID => "/spec/installModes",
-        csv::CSV_MIN_KUBE_VERSION_INVALID => "/spec/minKubeVersion",
-        csv::CSV_ANNOTATION_WRONG_CASE => "/metadata/annotations",
-        crd::CRD_METADATA_INVALID | OBJECT_METADATA_INVALID => "/metadata",
-        crd::CRD_GROUP_INVALID => "/spec/group",
-        crd::CRD_SCOPE_INVALID => "/spec/scope",
-        crd::CRD_VERSIONS_INVALID | crd::CRD_VERSION_DETAILS_INVALID => "/spec/versions",
-        crd::CRD_NAMES_INVALID => "/spec/names",
-        crd::CRD_CONVERSION_INVALID => "/spec/conversion",
-        crd::CRD_PRESERVE_UNKNOWN_FIELDS => "/spec/preserveUnknownFields",
+        CSV_API_WITHOUT_EXAMPLE | CSV_OWNED_CRD_NAME_INVALID => "/spec/customresourcedefinitions",
+        CSV_INSTALL_MODES_INVALID => "/spec/installModes",
+        CSV_MIN_KUBE_VERSION_INVALID => "/spec/minKubeVersion",
+        CSV_ANNOTATION_WRONG_CASE => "/metadata/annotations",
+        CRD_METADATA_INVALID | OBJECT_METADATA_INVALID => "/metadata",
+        CRD_GROUP_INVALID => "/spec/group",
+        CRD_SCOPE_INVALID => "/spec/scope",
+        CRD_VERSIONS_INVALID | CRD_VERSION_DETAILS_INVALID => "/spec/versions",
+        CRD_NAMES_INVALID => "/spec/names",
+        CRD_CONVERSION_INVALID => "/spec/conversion",
+        CRD_PRESERVE_UNKNOWN_FIELDS => "/spec/preserveUnknownFields",
         _ => return None,
     })
 }

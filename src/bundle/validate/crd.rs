@@ -14,31 +14,13 @@ use super::object_meta::validate_object_meta;
 use super::shape::{self, Ty};
 use super::Diagnostic;
 use crate::bundle::gojson;
+use crate::bundle::rules::{
+    finding, CRD_API_VERSION_UNSUPPORTED, CRD_CONVERSION_INVALID, CRD_DECODE_FAILED,
+    CRD_GROUP_INVALID, CRD_METADATA_INVALID, CRD_NAMES_INVALID, CRD_PRESERVE_UNKNOWN_FIELDS,
+    CRD_SCOPE_INVALID, CRD_V1BETA1_DEPRECATED, CRD_VERSIONS_INVALID, CRD_VERSION_DETAILS_INVALID,
+};
 use crate::model::dns::{dns1035_label_errors, dns1123_subdomain_errors};
 use serde_json::{json, Value};
-
-/// A CRD whose `apiVersion` is neither `apiextensions.k8s.io/v1` nor `v1beta1`.
-pub const CRD_API_VERSION_UNSUPPORTED: &str = "crd-api-version-unsupported";
-/// A CRD that does not decode into the typed CRD.
-pub const CRD_DECODE_FAILED: &str = "crd-decode-failed";
-/// `apiextensions.k8s.io/v1beta1` is deprecated (warning).
-pub const CRD_V1BETA1_DEPRECATED: &str = "crd-v1beta1-deprecated";
-/// The CRD's metadata is invalid (its name must be `<plural>.<group>`).
-pub const CRD_METADATA_INVALID: &str = "crd-metadata-invalid";
-/// `spec.group` is missing or not a domain.
-pub const CRD_GROUP_INVALID: &str = "crd-group-invalid";
-/// `spec.scope` is missing or not `Cluster`/`Namespaced`.
-pub const CRD_SCOPE_INVALID: &str = "crd-scope-invalid";
-/// The versions are invalid (names, duplicates, storage, top-level version).
-pub const CRD_VERSIONS_INVALID: &str = "crd-versions-invalid";
-/// `spec.names` is incomplete or invalid.
-pub const CRD_NAMES_INVALID: &str = "crd-names-invalid";
-/// Printer columns, subresources or deprecation warnings are invalid.
-pub const CRD_VERSION_DETAILS_INVALID: &str = "crd-version-details-invalid";
-/// The conversion settings are inconsistent.
-pub const CRD_CONVERSION_INVALID: &str = "crd-conversion-invalid";
-/// A v1 CRD sets `preserveUnknownFields: true`.
-pub const CRD_PRESERVE_UNKNOWN_FIELDS: &str = "crd-preserve-unknown-fields";
 
 /// Every rule of this module.
 pub const RULES: &[&str] = &[
@@ -79,11 +61,7 @@ pub(crate) enum CrdVersion {
 /// Checks one CRD document (`from_yaml`: it came from a YAML document).
 pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Diagnostic>) {
     let mut push = |rule: &'static str, message: String| {
-        out.push(crate::bundle::validate::finding(
-            rule,
-            message,
-            Some(file.to_string()),
-        ));
+        out.push(finding(rule, message, Some(file.to_string())));
     };
     let api_version = doc
         .get("apiVersion")

@@ -9,39 +9,17 @@
 use super::message::{self, Level};
 use super::shape::{self, Ty};
 use super::Diagnostic;
+use crate::bundle::rules::{
+    finding, CSV_ANNOTATION_WRONG_CASE, CSV_API_WITHOUT_EXAMPLE, CSV_CONVERSION_FAILED,
+    CSV_EXAMPLES_INVALID, CSV_EXAMPLES_MISSING, CSV_EXAMPLE_API_NOT_PROVIDED,
+    CSV_INSTALL_MODES_INVALID, CSV_MIN_KUBE_VERSION_INVALID, CSV_MIN_KUBE_VERSION_MISSING,
+    CSV_NAME_INVALID, CSV_OWNED_CRD_NAME_INVALID, CSV_REPLACES_INVALID, CSV_REQUIRED_FIELD_MISSING,
+    CSV_TYPE_META_MISSING,
+};
 use crate::model::dns::{dns1123_subdomain_errors, label_value_errors};
 use crate::semver::{parse_release, Version};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
-
-/// The typed CSV could not be built (e.g. `spec.version` is a number).
-pub const CSV_CONVERSION_FAILED: &str = "csv-conversion-failed";
-/// `metadata.name` is not a DNS-1123 subdomain and label value.
-pub const CSV_NAME_INVALID: &str = "csv-name-invalid";
-/// `spec.replaces` is not a DNS-1123 subdomain and label value.
-pub const CSV_REPLACES_INVALID: &str = "csv-replaces-invalid";
-/// The example annotations are missing (warning).
-pub const CSV_EXAMPLES_MISSING: &str = "csv-examples-missing";
-/// The example annotation is not valid JSON or not a list of objects.
-pub const CSV_EXAMPLES_INVALID: &str = "csv-examples-invalid";
-/// An example's group/version/kind is not an API the CSV owns.
-pub const CSV_EXAMPLE_API_NOT_PROVIDED: &str = "csv-example-api-not-provided";
-/// An owned API has no example (warning).
-pub const CSV_API_WITHOUT_EXAMPLE: &str = "csv-api-without-example";
-/// An owned CRD name is not `<plural>.<group>`.
-pub const CSV_OWNED_CRD_NAME_INVALID: &str = "csv-owned-crd-name-invalid";
-/// `spec.installModes` is empty, supports nothing, or conflicts with conversion webhooks.
-pub const CSV_INSTALL_MODES_INVALID: &str = "csv-install-modes-invalid";
-/// `spec.minKubeVersion` is not a semantic version.
-pub const CSV_MIN_KUBE_VERSION_INVALID: &str = "csv-min-kube-version-invalid";
-/// `spec.minKubeVersion` is not set (warning).
-pub const CSV_MIN_KUBE_VERSION_MISSING: &str = "csv-min-kube-version-missing";
-/// A field the CSV type requires is missing.
-pub const CSV_REQUIRED_FIELD_MISSING: &str = "csv-required-field-missing";
-/// An OLM annotation key is spelled with the wrong case.
-pub const CSV_ANNOTATION_WRONG_CASE: &str = "csv-annotation-wrong-case";
-/// `apiVersion` or `kind` is missing.
-pub const CSV_TYPE_META_MISSING: &str = "csv-type-meta-missing";
 
 /// Every rule of this module.
 pub const RULES: &[&str] = &[
@@ -79,11 +57,7 @@ const CASE_SENSITIVE_ANNOTATIONS: &[&str] = &[
 /// document. Findings carry `file`.
 pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     let mut push = |rule: &'static str, message: String| {
-        out.push(crate::bundle::validate::finding(
-            rule,
-            message,
-            Some(file.to_string()),
-        ));
+        out.push(finding(rule, message, Some(file.to_string())));
     };
     if let Err(e) = shape::unstructured(csv, &CSV) {
         push(CSV_CONVERSION_FAILED, e);

@@ -19,6 +19,7 @@ use super::{
 };
 use crate::bundle::csvless::{self, metadata};
 use crate::bundle::mediatype::MediaType;
+use crate::bundle::rules::OBJECT_METADATA_INVALID;
 use std::path::Path;
 
 pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) -> Vec<Diagnostic> {
@@ -41,7 +42,7 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
                     .or_else(|| name_problem(m))
                     .or_else(|| deployment_problem(m));
                 if let Some(message) = problem {
-                    findings.push(m.finding(content::OBJECT_METADATA_INVALID, message));
+                    findings.push(m.finding(OBJECT_METADATA_INVALID, message));
                 }
             }
         }

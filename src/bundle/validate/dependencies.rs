@@ -9,38 +9,13 @@
 
 use super::Diagnostic;
 use crate::bundle::gojson::{self, GoStruct, RawProperty};
+use crate::bundle::rules::{
+    finding, DEPENDENCY_CONSTRAINT_AMBIGUOUS, DEPENDENCY_CONSTRAINT_CEL_INVALID,
+    DEPENDENCY_CONSTRAINT_FORM_IGNORED, DEPENDENCY_CONSTRAINT_INVALID, DEPENDENCY_GVK_INVALID,
+    DEPENDENCY_LABEL_INVALID, DEPENDENCY_PACKAGE_INVALID, DEPENDENCY_UNPARSEABLE,
+};
 use crate::semver::Range;
 use serde_json::Value;
-
-/// An entry whose `value` is missing or does not decode into the shape its
-/// `type` needs, or whose `type` is unknown:
-/// `couldn't parse dependency of type <type>`.
-pub const DEPENDENCY_UNPARSEABLE: &str = "dependency-unparseable";
-/// An `olm.gvk` entry with an empty field: `API Group is empty`,
-/// `API Version is empty`, `API Kind is empty`.
-pub const DEPENDENCY_GVK_INVALID: &str = "dependency-gvk-invalid";
-/// An `olm.package` entry without a name or with a version range blang
-/// semver cannot parse: `Package name is empty`, `Package version is empty`,
-/// `Invalid semver format version`.
-pub const DEPENDENCY_PACKAGE_INVALID: &str = "dependency-package-invalid";
-/// An `olm.label` entry without a label: `Label information is missing`.
-pub const DEPENDENCY_LABEL_INVALID: &str = "dependency-label-invalid";
-/// An `olm.constraint` whose structure is wrong: no form at all
-/// (`The CEL field is missing`, upstream's text), a `package` or `gvk` form
-/// with empty fields or a bad range, a compound form without constraints.
-/// Problems inside compound forms name their place
-/// (`all.constraints[1]: API Kind is empty`).
-pub const DEPENDENCY_CONSTRAINT_INVALID: &str = "dependency-constraint-invalid";
-/// An `olm.constraint` `cel` form whose rule is empty
-/// (`The CEL expression is missing`) or does not compile
-/// (`Invalid CEL expression: <cel diagnostic>`).
-pub const DEPENDENCY_CONSTRAINT_CEL_INVALID: &str = "dependency-constraint-cel-invalid";
-/// Warning: an `olm.constraint` sets more than one form; OLM evaluates only
-/// one of them.
-pub const DEPENDENCY_CONSTRAINT_AMBIGUOUS: &str = "dependency-constraint-ambiguous";
-/// Warning: a problem in a form of a top-level `olm.constraint` whose `cel`
-/// rule decides (upstream ignores everything but `cel` there).
-pub const DEPENDENCY_CONSTRAINT_FORM_IGNORED: &str = "dependency-constraint-form-ignored";
 
 /// Every rule of this module, in check order.
 pub const RULES: &[&str] = &[
@@ -96,10 +71,12 @@ pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Dia
             _ => Err(String::new()),
         };
         match checked {
-            Ok(problems) => findings.extend(problems.into_iter().map(|p| {
-                crate::bundle::validate::finding(p.rule, p.message, Some(file.to_string()))
-            })),
-            Err(_) => findings.push(crate::bundle::validate::finding(
+            Ok(problems) => findings.extend(
+                problems
+                    .into_iter()
+                    .map(|p| finding(p.rule, p.message, Some(file.to_string()))),
+            ),
+            Err(_) => findings.push(finding(
                 DEPENDENCY_UNPARSEABLE,
                 format!("couldn't parse dependency of type {}", entry.kind),
                 Some(file.to_string()),
@@ -357,7 +334,7 @@ fn check_constraint(constraint: &Constraint, path: &str, problems: &mut Vec<Prob
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::validate::Severity;
+    use crate::diag::Severity;
 
     fn check(kind: &str, value: Option<&str>) -> Vec<(&'static str, Severity, String)> {
         let entry = RawProperty {

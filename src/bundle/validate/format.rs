@@ -9,6 +9,12 @@
 use super::{dependencies, Diagnostic};
 use crate::bundle::gojson::{self, RawDoc, RawProperty, Shape};
 use crate::bundle::mediatype::{self, MediaType};
+use crate::bundle::rules::{
+    finding, ANNOTATIONS_CHANNELS_EMPTY, ANNOTATIONS_DEFAULT_CHANNEL_EMPTY,
+    ANNOTATIONS_FILE_MISSING, ANNOTATIONS_MEDIATYPE_MISMATCH, ANNOTATIONS_MISSING,
+    BUNDLE_DIR_UNREADABLE, BUNDLE_MEDIATYPE_UNDETECTED, BUNDLE_MISSING_MANIFESTS_DIR,
+    BUNDLE_MISSING_METADATA_DIR,
+};
 use crate::encoding::json::go_quote;
 use crate::encoding::stream::{decode_documents, Document};
 use std::collections::BTreeMap;
@@ -34,33 +40,6 @@ const CHECKED_KEYS: [&str; 6] = [
     METADATA_KEY,
     PACKAGE_KEY,
 ];
-
-/// The bundle directory, or its `metadata/` directory, cannot be listed
-/// (message: the operating system's error, as upstream adds it).
-pub const BUNDLE_DIR_UNREADABLE: &str = "bundle-dir-unreadable";
-/// No `manifests` directory at the bundle root: `Unable to locate manifests directory`.
-pub const BUNDLE_MISSING_MANIFESTS_DIR: &str = "bundle-missing-manifests-dir";
-/// No `metadata` directory at the bundle root: `Unable to locate metadata directory`.
-pub const BUNDLE_MISSING_METADATA_DIR: &str = "bundle-missing-metadata-dir";
-/// The media type of `manifests/` cannot be detected (upstream's
-/// `GetMediaType` error, e.g. `The directory <dir> contains no yaml files`).
-pub const BUNDLE_MEDIATYPE_UNDETECTED: &str = "bundle-mediatype-undetected";
-/// No file of `metadata/` decodes as `{annotations: {…}}`:
-/// `Could not find annotations file`.
-pub const ANNOTATIONS_FILE_MISSING: &str = "annotations-file-missing";
-/// A required label is absent from the annotations file:
-/// `Missing annotation "<key>"` (every label but the default channel).
-pub const ANNOTATIONS_MISSING: &str = "annotations-missing";
-/// The media type label differs from the detected media type (`plain` and
-/// `plain+v0` are the same): `Expecting annotation "…mediatype.v1" to have
-/// value "<detected>" instead of "<actual>"`.
-pub const ANNOTATIONS_MEDIATYPE_MISMATCH: &str = "annotations-mediatype-mismatch";
-/// The channels label is empty or absent:
-/// `Expecting annotation "…channels.v1" to have non-empty value`.
-pub const ANNOTATIONS_CHANNELS_EMPTY: &str = "annotations-channels-empty";
-/// The default channel label is present but empty:
-/// `Expecting annotation "…channel.default.v1" to have non-empty value`.
-pub const ANNOTATIONS_DEFAULT_CHANNEL_EMPTY: &str = "annotations-default-channel-empty";
 
 /// Every rule of this module, in check order.
 pub const RULES: &[&str] = &[
@@ -99,23 +78,19 @@ pub fn validate_format_as(root: &Path, media_type: MediaType) -> Vec<Diagnostic>
 fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     let entries = list_dir(root).unwrap_or_else(|message| {
-        findings.push(crate::bundle::validate::finding(
-            BUNDLE_DIR_UNREADABLE,
-            message,
-            None,
-        ));
+        findings.push(finding(BUNDLE_DIR_UNREADABLE, message, None));
         Vec::new()
     });
     let (manifests, metadata) = bundle_dirs(&entries);
     if !manifests {
-        findings.push(crate::bundle::validate::finding(
+        findings.push(finding(
             BUNDLE_MISSING_MANIFESTS_DIR,
             "Unable to locate manifests directory",
             None,
         ));
     }
     if !metadata {
-        findings.push(crate::bundle::validate::finding(
+        findings.push(finding(
             BUNDLE_MISSING_METADATA_DIR,
             "Unable to locate metadata directory",
             None,
@@ -128,7 +103,7 @@ fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic
     let detected = match known.map_or_else(|| mediatype::detect(&root.join("manifests")), Ok) {
         Ok(found) => Some(found),
         Err(message) => {
-            findings.push(crate::bundle::validate::finding(
+            findings.push(finding(
                 BUNDLE_MEDIATYPE_UNDETECTED,
                 message,
                 Some("manifests".into()),
@@ -139,7 +114,7 @@ fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic
 
     let files = scan_metadata(&root.join("metadata"), &mut findings);
     match files.annotations {
-        None => findings.push(crate::bundle::validate::finding(
+        None => findings.push(finding(
             ANNOTATIONS_FILE_MISSING,
             "Could not find annotations file",
             Some("metadata".into()),
@@ -174,9 +149,7 @@ fn check_annotations(
     file: &str,
     findings: &mut Vec<Diagnostic>,
 ) {
-    let error = |rule, message: String| {
-        crate::bundle::validate::finding(rule, message, Some(file.to_string()))
-    };
+    let error = |rule, message: String| finding(rule, message, Some(file.to_string()));
     for key in CHECKED_KEYS {
         let value = annotations.get(key).map(String::as_str);
         if value.is_none() && key != DEFAULT_CHANNEL_KEY {
@@ -239,7 +212,7 @@ struct MetadataFiles {
 fn scan_metadata(dir: &Path, findings: &mut Vec<Diagnostic>) -> MetadataFiles {
     let mut found = MetadataFiles::default();
     let entries = list_dir(dir).unwrap_or_else(|message| {
-        findings.push(crate::bundle::validate::finding(
+        findings.push(finding(
             BUNDLE_DIR_UNREADABLE,
             message,
             Some("metadata".into()),
@@ -389,7 +362,7 @@ fn io_message(path: &Path, e: &std::io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::validate::Severity;
+    use crate::diag::Severity;
     use std::path::PathBuf;
 
     const ANNOTATIONS: &str = "annotations:

@@ -7,21 +7,13 @@
 use super::csv::{list, text};
 use super::message::{self, Level};
 use super::Diagnostic;
+use crate::bundle::rules::{
+    finding, GOOD_PRACTICES_BUNDLE_NAME, GOOD_PRACTICES_CHANNEL_NAMING,
+    GOOD_PRACTICES_CRD_DESCRIPTION, GOOD_PRACTICES_NO_DEPLOYMENT, GOOD_PRACTICES_RBAC_CREATES_CRDS,
+    GOOD_PRACTICES_RESOURCE_REQUESTS,
+};
 use crate::semver::Version;
 use serde_json::Value;
-
-/// The CSV's install strategy has no deployment (an error upstream too).
-pub const GOOD_PRACTICES_NO_DEPLOYMENT: &str = "good-practices-no-deployment";
-/// A container sets no CPU or memory request.
-pub const GOOD_PRACTICES_RESOURCE_REQUESTS: &str = "good-practices-resource-requests";
-/// An owned or required CRD has no description.
-pub const GOOD_PRACTICES_CRD_DESCRIPTION: &str = "good-practices-crd-description";
-/// A channel name does not start with `candidate`, `stable` or `fast`.
-pub const GOOD_PRACTICES_CHANNEL_NAMING: &str = "good-practices-channel-naming";
-/// The CSV's permissions allow creating CRDs.
-pub const GOOD_PRACTICES_RBAC_CREATES_CRDS: &str = "good-practices-rbac-creates-crds";
-/// The CSV name is not `<operator>.v<semver>`.
-pub const GOOD_PRACTICES_BUNDLE_NAME: &str = "good-practices-bundle-name";
 
 /// Every rule of this module.
 pub const RULES: &[&str] = &[
@@ -45,7 +37,7 @@ const CRD_RBAC_WARNING: &str = "CSV contains permissions to create CRD. An Opera
 pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Diagnostic>) {
     let name = text(csv, &["metadata", "name"]);
     let mut push = |rule: &'static str, level: Level, detail: String| {
-        out.push(crate::bundle::validate::finding(
+        out.push(finding(
             rule,
             message::api(level, "", Some(name), &detail),
             Some(file.to_string()),

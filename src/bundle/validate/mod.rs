@@ -21,35 +21,11 @@ mod message;
 mod object_meta;
 mod operatorhub;
 mod registry;
-pub mod rules;
 mod shape;
 
 use std::path::Path;
 
 pub use crate::diag::{Diagnostic, Severity};
-
-/// A finding of `rule` (one of [`rules::ALL`], whose severity it takes) about the bundle, in
-/// `file` (relative to the bundle root: `manifests/csv.yaml`, `metadata/annotations.yaml`) when
-/// there is one.
-pub fn finding(rule: &'static str, message: impl Into<String>, file: Option<String>) -> Diagnostic {
-    let severity = rules::find(rule).map_or_else(
-        || {
-            debug_assert!(false, "rule {rule} is not registered");
-            Severity::Error
-        },
-        |rule| rule.severity,
-    );
-    let subject = crate::diag::Subject::File {
-        path: file.clone().unwrap_or_default(),
-    };
-    Diagnostic {
-        rule,
-        severity,
-        message: message.into(),
-        subject,
-        location: file.map(crate::diag::Location::file),
-    }
-}
 
 /// The optional validators (`-o/--optional-validators`), a closed set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

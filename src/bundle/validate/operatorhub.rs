@@ -8,14 +8,10 @@
 use super::csv::{annotations, list, text};
 use super::message::{self, Level};
 use super::Diagnostic;
+use crate::bundle::rules::{finding, OPERATORHUB_CSV_INVALID, OPERATORHUB_ICON_MISSING};
 use crate::encoding::json::go_quote;
 use crate::semver::Version;
 use serde_json::Value;
-
-/// A CSV misses OperatorHub metadata or carries invalid values.
-pub const OPERATORHUB_CSV_INVALID: &str = "operatorhub-csv-invalid";
-/// The CSV has no icon (warning).
-pub const OPERATORHUB_ICON_MISSING: &str = "operatorhub-icon-missing";
 
 /// Every rule of this module.
 pub const RULES: &[&str] = &[OPERATORHUB_CSV_INVALID, OPERATORHUB_ICON_MISSING];
@@ -126,14 +122,14 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
         ));
     }
     for detail in errors {
-        out.push(crate::bundle::validate::finding(
+        out.push(finding(
             OPERATORHUB_CSV_INVALID,
             message::csv(Level::Error, name, &detail),
             Some(file.to_string()),
         ));
     }
     if min_kube_invalid {
-        out.push(crate::bundle::validate::finding(
+        out.push(finding(
             OPERATORHUB_CSV_INVALID,
             message::api(
                 Level::Error,
@@ -147,7 +143,7 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
         ));
     }
     if icon_missing {
-        out.push(crate::bundle::validate::finding(
+        out.push(finding(
             OPERATORHUB_ICON_MISSING,
             message::csv(Level::Warning, name, "csv.Spec.Icon not specified"),
             Some(file.to_string()),

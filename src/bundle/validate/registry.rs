@@ -11,24 +11,12 @@ use super::message::{self, Level};
 use super::shape::{self, Ty};
 use super::Diagnostic;
 use crate::bundle::parse::{csv_release, csv_version};
+use crate::bundle::rules::{
+    finding, BUNDLE_CRD_NOT_OWNED, BUNDLE_CSV_MISSING, BUNDLE_CSV_MULTIPLE, BUNDLE_CSV_UNREADABLE,
+    BUNDLE_CSV_VERSION_INVALID, BUNDLE_OWNED_CRD_MISSING, BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
-
-/// The manifests decode but none is a ClusterServiceVersion.
-pub const BUNDLE_CSV_MISSING: &str = "bundle-csv-missing";
-/// More than one ClusterServiceVersion: OLM uses the first (warning, as
-/// upstream accepts such bundles).
-pub const BUNDLE_CSV_MULTIPLE: &str = "bundle-csv-multiple";
-/// The CSV or a CRD cannot be decoded for the registry checks.
-pub const BUNDLE_CSV_UNREADABLE: &str = "bundle-csv-unreadable";
-/// A CRD the CSV owns is not in the bundle.
-pub const BUNDLE_OWNED_CRD_MISSING: &str = "bundle-owned-crd-missing";
-/// A CRD in the bundle is not owned by the CSV (warning).
-pub const BUNDLE_CRD_NOT_OWNED: &str = "bundle-crd-not-owned";
-/// `spec.version` or `spec.release` has the wrong type.
-pub const BUNDLE_CSV_VERSION_INVALID: &str = "bundle-csv-version-invalid";
-/// The CSV sets both `spec.release` and the `olm.substitutesFor` annotation.
-pub const BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR: &str = "bundle-release-with-substitutes-for";
 
 /// Every rule of this module.
 pub const RULES: &[&str] = &[
@@ -57,7 +45,7 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
     let csvs: Vec<&Object<'_>> = objects.iter().filter(|o| kind(o)).collect();
     if csvs.len() > 1 {
         let files: Vec<&str> = csvs.iter().map(|o| o.file).collect();
-        out.push(crate::bundle::validate::finding(
+        out.push(finding(
             BUNDLE_CSV_MULTIPLE,
             format!(
                 "more than one ClusterServiceVersion is found in bundle ({}); the first one is used",
@@ -67,7 +55,7 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
         ));
     }
     let Some(csv_object) = csvs.first().copied() else {
-        out.push(crate::bundle::validate::finding(
+        out.push(finding(
             BUNDLE_CSV_MISSING,
             "no csv in bundle: manifests/ holds no ClusterServiceVersion",
             None,
@@ -77,11 +65,7 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
     let csv = csv_object.value;
     let file = Some(csv_object.file.to_string());
     let mut push = |rule: &'static str, message: String| {
-        out.push(crate::bundle::validate::finding(
-            rule,
-            message,
-            file.clone(),
-        ));
+        out.push(finding(rule, message, file.clone()));
     };
     if let Err(e) = readable(csv, objects) {
         push(
