@@ -343,7 +343,7 @@ fn exercise_bundle(root: &Path) {
         },
     );
     let _ = (report.passed(), report.message());
-    let _ = opm::bundle::csvless::annotations(root);
+    let _ = opm::bundle::annotations::read(root);
     for format in [Format::Yaml, Format::Json] {
         let _ = list_bundle_dir(root, format);
     }
@@ -374,7 +374,7 @@ spec:
 pub fn annotations(data: &[u8]) {
     use opm::action::bundle_generate::{annotation_map, check_existing_annotations};
 
-    let _ = opm::action::bundle_generate::parse_annotations_file(data);
+    let _ = opm::bundle::annotations::parse_yaml(data);
     let expected = annotation_map("registry+v1", "example", "alpha,beta", "alpha");
     let _ = check_existing_annotations(data, &expected);
 

@@ -13,8 +13,11 @@
 //! report is returned.
 
 use crate::action::bundle_generate::{
-    annotations_yaml, parse_annotations_file, GenerateBundle, GenerateError, GeneratedBundle,
-    CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, MEDIATYPE_LABEL, PACKAGE_LABEL, SEED_MEDIATYPE_LABEL,
+    annotations_yaml, GenerateBundle, GenerateError, GeneratedBundle,
+};
+use crate::bundle::annotations::{
+    self, CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, MEDIATYPE_LABEL, PACKAGE_LABEL,
+    SEED_MEDIATYPE_LABEL,
 };
 use crate::bundle::validate::{validate_bundle_dir, BundleReport, Options};
 use crate::declcfg::load::io_message;
@@ -197,7 +200,7 @@ impl BuildBundle {
             error,
         })?;
         let mut labels =
-            parse_annotations_file(&bytes).map_err(|message| BuildError::Annotations {
+            annotations::parse_yaml(&bytes).map_err(|message| BuildError::Annotations {
                 path: generated.metadata_dir.join("annotations.yaml"),
                 message,
             })?;
@@ -243,7 +246,7 @@ impl BuildBundle {
         let Ok(bytes) = crate::bundle::read_file(&path) else {
             return Ok(generate);
         };
-        let existing = parse_annotations_file(&bytes)
+        let existing = annotations::parse_yaml(&bytes)
             .map_err(|message| BuildError::Annotations { path, message })?;
         let fill = |value: &mut String, key: &str| {
             if value.is_empty() {

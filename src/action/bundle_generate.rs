@@ -7,6 +7,10 @@
 //! input never truncates or loses a manifest. Nothing is printed here:
 //! progress lines go to the caller's callback.
 
+use crate::bundle::annotations::{
+    self, CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, MANIFESTS_LABEL, MEDIATYPE_LABEL, METADATA_LABEL,
+    PACKAGE_LABEL, SEED_MEDIATYPE_LABEL,
+};
 use crate::bundle::mediatype::{self, MediaType};
 use crate::declcfg::load::io_message;
 use crate::encoding::json::{go_quote, type_name};
@@ -16,16 +20,6 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
-
-pub const MEDIATYPE_LABEL: &str = "operators.operatorframework.io.bundle.mediatype.v1";
-/// The media type key of the CSV-less bundle design (no `.v1`), read as
-/// [`MEDIATYPE_LABEL`].
-pub const SEED_MEDIATYPE_LABEL: &str = "operators.operatorframework.io.bundle.mediatype";
-pub const MANIFESTS_LABEL: &str = "operators.operatorframework.io.bundle.manifests.v1";
-pub const METADATA_LABEL: &str = "operators.operatorframework.io.bundle.metadata.v1";
-pub const PACKAGE_LABEL: &str = "operators.operatorframework.io.bundle.package.v1";
-pub const CHANNELS_LABEL: &str = "operators.operatorframework.io.bundle.channels.v1";
-pub const DEFAULT_CHANNEL_LABEL: &str = "operators.operatorframework.io.bundle.channel.default.v1";
 
 /// The label values of the manifests and metadata directories inside the
 /// image: always these, whatever the local directories are called.
@@ -272,7 +266,7 @@ impl GenerateBundle {
         if media_type == MediaType::Plain && !self.overwrite {
             let existing = crate::bundle::read_file(&self.annotations_path())
                 .ok()
-                .and_then(|bytes| parse_annotations_file(&bytes).ok());
+                .and_then(|bytes| annotations::parse_yaml(&bytes).ok());
             let label = existing.as_ref().and_then(|found| {
                 found
                     .get(MEDIATYPE_LABEL)
@@ -361,7 +355,7 @@ impl GenerateBundle {
         // without one is fine unless the user asked for one (-e); the
         // first-channel default is ours, not the file's.
         let mut expected = annotations.clone();
-        let has_default = parse_annotations_file(&existing)
+        let has_default = annotations::parse_yaml(&existing)
             .is_ok_and(|found| found.contains_key(DEFAULT_CHANNEL_LABEL));
         if self.default_channel.is_empty() && !has_default {
             expected.remove(DEFAULT_CHANNEL_LABEL);
@@ -459,7 +453,7 @@ pub fn check_existing_annotations(
     existing: &[u8],
     expected: &BTreeMap<&'static str, String>,
 ) -> Result<(), GenerateError> {
-    let mut found = parse_annotations_file(existing).map_err(GenerateError::ParseAnnotations)?;
+    let mut found = annotations::parse_yaml(existing).map_err(GenerateError::ParseAnnotations)?;
     // The CSV-less design's media type key (without `.v1`) is read as the
     // standard one; `plain` and `plain+v0` are the same media type.
     if !found.contains_key(MEDIATYPE_LABEL) {
@@ -495,74 +489,6 @@ pub fn check_existing_annotations(
             many.join(", ")
         ))),
     }
-}
-
-/// Reads `{annotations: map[string]string}` from the first YAML document
-/// like go-yaml v3: any scalar is taken as its text, null as `""`, a
-/// duplicate key is an error; other top-level keys are ignored.
-pub fn parse_annotations_file(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
-    use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
-
-    struct Entries(Vec<(String, Option<String>)>);
-    impl<'de> Deserialize<'de> for Entries {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct EntriesVisitor;
-            impl<'de> Visitor<'de> for EntriesVisitor {
-                type Value = Entries;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("a map of strings")
-                }
-                fn visit_unit<E: serde::de::Error>(self) -> Result<Entries, E> {
-                    Ok(Entries(Vec::new()))
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
-                    let mut entries: Vec<(String, Option<String>)> = Vec::new();
-                    while let Some((key, value)) = map.next_entry::<String, Option<String>>()? {
-                        if entries.iter().any(|(k, _)| *k == key) {
-                            return Err(A::Error::custom(format!(
-                                "mapping key {} already defined",
-                                go_quote(&key)
-                            )));
-                        }
-                        entries.push((key, value));
-                    }
-                    Ok(Entries(entries))
-                }
-            }
-            deserializer.deserialize_any(EntriesVisitor)
-        }
-    }
-
-    #[derive(serde::Deserialize)]
-    struct File {
-        #[serde(default)]
-        annotations: Option<Entries>,
-    }
-
-    // yaml_serde expands aliases without a size bound.
-    crate::encoding::yaml_read::check_alias_expansion(bytes).map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(bytes);
-    // An empty document (nothing but blanks and comments) decodes to nothing.
-    let empty = text
-        .lines()
-        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
-    if empty {
-        return Ok(BTreeMap::new());
-    }
-    let first = yaml_serde::Deserializer::from_str(&text)
-        .next()
-        .ok_or_else(|| "EOF".to_string())?;
-    let file = Option::<File>::deserialize(first).map_err(|e| e.to_string())?;
-    Ok(file
-        .and_then(|f| f.annotations)
-        .map(|entries| {
-            entries
-                .0
-                .into_iter()
-                .map(|(k, v)| (k, v.unwrap_or_default()))
-                .collect()
-        })
-        .unwrap_or_default())
 }
 
 /// Package and channels of a bundle directory inside a package-manifest

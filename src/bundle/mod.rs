@@ -26,6 +26,7 @@
 //! the CSV's CRD or API service lists (upstream crashes on it) counts as an
 //! entry with empty fields.
 
+pub mod annotations;
 pub mod csvless;
 mod gojson;
 pub mod mediatype;

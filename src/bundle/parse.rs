@@ -2,7 +2,7 @@
 //! manifests first (objects, the CSV, the CRDs and the owned-API check), then
 //! the metadata files, then the derived properties.
 
-use super::gojson::{self, field, go_marshal, sorted, type_error, RawDoc, RawProperty, Shape};
+use super::gojson::{self, field, go_marshal, sorted, type_error, RawDoc, RawProperty};
 use super::{csvless, BundleDirError, ParsedBundle};
 use crate::bundle::mediatype::MediaType;
 use crate::encoding::stream::{decode_documents, Document};
@@ -12,9 +12,6 @@ use std::path::Path;
 
 const CSV_KIND: &str = "ClusterServiceVersion";
 const CRD_KIND: &str = "CustomResourceDefinition";
-const PACKAGE_KEY: &str = "operators.operatorframework.io.bundle.package.v1";
-const CHANNELS_KEY: &str = "operators.operatorframework.io.bundle.channels.v1";
-const DEFAULT_CHANNEL_KEY: &str = "operators.operatorframework.io.bundle.channel.default.v1";
 
 /// An API a bundle provides or requires. Field order is Go's, which is also
 /// the order Go's `fmt` sorts these map keys in.
@@ -520,51 +517,10 @@ fn check_owned_crds(csv: &Value, provided: &BTreeSet<ApiKey>) -> Result<(), Stri
     Ok(())
 }
 
-/// The annotations file's fields.
-struct Annotations {
-    package: String,
-    channels: String,
-    default_channel: String,
-}
-
 struct Metadata {
-    annotations: Option<Annotations>,
+    annotations: Option<crate::bundle::annotations::Fields>,
     dependencies: Vec<RawProperty>,
     properties: Vec<RawProperty>,
-}
-
-/// Decodes a document as upstream's annotations file struct; `None` when it
-/// fails to decode.
-fn annotations_of(doc: &RawDoc) -> Option<Annotations> {
-    let mut out = Annotations {
-        package: String::new(),
-        channels: String::new(),
-        default_channel: String::new(),
-    };
-    let Some(raw) = gojson::top_field(&doc.text, "annotations").ok()? else {
-        return Some(out);
-    };
-    match gojson::shape(raw.get())? {
-        Shape::Null => return Some(out),
-        Shape::Object(entries) => {
-            for (key, value) in entries {
-                let slot = if key.eq_ignore_ascii_case(PACKAGE_KEY) {
-                    &mut out.package
-                } else if key.eq_ignore_ascii_case(CHANNELS_KEY) {
-                    &mut out.channels
-                } else if key.eq_ignore_ascii_case(DEFAULT_CHANNEL_KEY) {
-                    &mut out.default_channel
-                } else {
-                    continue;
-                };
-                if let Some(s) = gojson::string_field(&value, doc.from_yaml, "Annotations").ok()? {
-                    *slot = s;
-                }
-            }
-        }
-        _ => return None,
-    }
-    Some(out)
 }
 
 /// Decodes a document as a `{<list>: [{type, value}]}` file; `None` when it
@@ -602,7 +558,7 @@ fn read_metadata(dir: &Path) -> Result<Metadata, BundleDirError> {
             continue;
         };
         if meta.annotations.is_none() {
-            meta.annotations = annotations_of(&doc).filter(|a| {
+            meta.annotations = crate::bundle::annotations::decode_fields(&doc).filter(|a| {
                 !(a.package.is_empty() && a.channels.is_empty() && a.default_channel.is_empty())
             });
         }
@@ -822,7 +778,7 @@ mod tests {
             (r#"{"other":1}"#, false, Some(("", "", ""))),
         ];
         for (text, from_yaml, want) in cases {
-            let got = annotations_of(&RawDoc {
+            let got = crate::bundle::annotations::decode_fields(&RawDoc {
                 text: text.to_string(),
                 from_yaml: *from_yaml,
             })

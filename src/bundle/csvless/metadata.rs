@@ -8,6 +8,7 @@
 //! warnings, so newer files still work. Problems are [`Diagnostic`]s about
 //! `metadata/bundle.yaml`; nothing prints.
 
+use crate::bundle::annotations::SEED_MEDIATYPE_LABEL;
 use crate::bundle::rules::{
     finding, BUNDLE_YAML_DESCRIPTOR_PATH, BUNDLE_YAML_DUPLICATE_KEY, BUNDLE_YAML_FIELD_INVALID,
     BUNDLE_YAML_FIELD_UNKNOWN, BUNDLE_YAML_INVALID, BUNDLE_YAML_MISSING,
@@ -29,9 +30,6 @@ pub const RULES: &[&str] = &[
     BUNDLE_YAML_FIELD_UNKNOWN,
     BUNDLE_YAML_DESCRIPTOR_PATH,
 ];
-
-/// The seed's top-level media type key, tolerated in `bundle.yaml`.
-const SEED_MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype";
 
 /// The contents of `bundle.yaml`. Values copied into the CSV unchanged keep
 /// their JSON form (already checked for shape).
@@ -331,21 +329,21 @@ impl Reader<'_> {
             "selector",
             "icon",
             "apis",
-            SEED_MEDIATYPE_KEY,
+            SEED_MEDIATYPE_LABEL,
         ];
         for key in map.keys() {
             if !KNOWN.contains(&key.as_str()) {
                 self.unknown(key);
             }
         }
-        if let Some(value) = map.get(SEED_MEDIATYPE_KEY) {
+        if let Some(value) = map.get(SEED_MEDIATYPE_LABEL) {
             let ok = value
                 .as_str()
                 .and_then(crate::bundle::mediatype::MediaType::parse)
                 .is_some();
             if !ok {
                 self.invalid(
-                    SEED_MEDIATYPE_KEY,
+                    SEED_MEDIATYPE_LABEL,
                     format!(
                         "expected registry+v2 or plain+v0, found {}",
                         value

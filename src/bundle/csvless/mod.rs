@@ -26,11 +26,6 @@ use std::path::Path;
 pub use metadata::BundleMeta;
 pub use synth::Synthesis;
 
-/// The standard media type label.
-pub const MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype.v1";
-/// The label as the CSV-less design wrote it (without `.v1`), accepted on read.
-pub const SEED_MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype";
-
 /// Every rule of this module and its submodules.
 pub fn rules() -> Vec<&'static str> {
     let mut all = vec![
@@ -129,45 +124,15 @@ pub fn resolve_media_type(root: &Path) -> MediaType {
         Ok(MediaType::Helm) => return MediaType::Helm,
         _ => {}
     }
-    match annotation_media_type(root).as_deref().map(MediaType::parse) {
+    match crate::bundle::annotations::media_type(root)
+        .as_deref()
+        .map(MediaType::parse)
+    {
         Some(Some(MediaType::RegistryV2)) => MediaType::RegistryV2,
         Some(Some(MediaType::Plain)) => MediaType::Plain,
         None if !root.join("metadata").exists() => MediaType::Plain,
         _ => MediaType::RegistryV1,
     }
-}
-
-/// The media type label of the bundle's annotations file (the first file of
-/// `metadata/`, in name order, whose first document has an `annotations`
-/// mapping): the `.v1` key, else the seed's key.
-pub fn annotation_media_type(root: &Path) -> Option<String> {
-    let annotations = annotations(root)?;
-    [MEDIATYPE_KEY, SEED_MEDIATYPE_KEY]
-        .iter()
-        .find_map(|key| annotations.get(*key).and_then(Value::as_str))
-        .map(str::to_string)
-}
-
-/// The `annotations` mapping of the bundle's annotations file.
-pub fn annotations(root: &Path) -> Option<serde_json::Map<String, Value>> {
-    let mut paths: Vec<_> = std::fs::read_dir(root.join("metadata"))
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .collect();
-    paths.sort();
-    paths.into_iter().find_map(|path| {
-        let bytes = crate::bundle::read_file(&path).ok()?;
-        let first = match decode_documents(&bytes).ok()?.into_iter().next()? {
-            Document::Json(text) => crate::encoding::json::parse_value(text).ok()?,
-            Document::Yaml(value) => value,
-        };
-        match first.get("annotations") {
-            Some(Value::Object(map)) => Some(map.clone()),
-            _ => None,
-        }
-    })
 }
 
 /// Reads and checks a CSV-less bundle of `media_type` (registry+v2 or

@@ -280,7 +280,7 @@ fn read_documents(bytes: &[u8]) -> Result<Vec<(usize, Value, bool)>, String> {
 /// The channels and default channel of the bundle's annotations file (the
 /// first file of `metadata/` with an `annotations` map), for good-practices.
 pub(super) fn annotation_channels(root: &Path) -> Vec<String> {
-    let Some(annotations) = crate::bundle::csvless::annotations(root) else {
+    let Some(annotations) = crate::bundle::annotations::read(root) else {
         return Vec::new();
     };
     let get = |key: &str| {
@@ -290,10 +290,10 @@ pub(super) fn annotation_channels(root: &Path) -> Vec<String> {
             .unwrap_or_default()
             .to_string()
     };
-    let mut channels: Vec<String> = get(super::format::CHANNELS_KEY)
+    let mut channels: Vec<String> = get(crate::bundle::annotations::CHANNELS_LABEL)
         .split(',')
         .map(str::to_string)
         .collect();
-    channels.push(get(super::format::DEFAULT_CHANNEL_KEY));
+    channels.push(get(crate::bundle::annotations::DEFAULT_CHANNEL_LABEL));
     channels
 }

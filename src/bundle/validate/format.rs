@@ -7,7 +7,11 @@
 //! document of each file is read, as upstream does. No printing here.
 
 use super::{dependencies, Diagnostic};
-use crate::bundle::gojson::{self, RawDoc, RawProperty, Shape};
+use crate::bundle::annotations::{
+    CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, MANIFESTS_LABEL, MEDIATYPE_LABEL, METADATA_LABEL,
+    PACKAGE_LABEL, SEED_MEDIATYPE_LABEL,
+};
+use crate::bundle::gojson::{self, RawDoc, RawProperty};
 use crate::bundle::mediatype::{self, MediaType};
 use crate::bundle::rules::{
     finding, ANNOTATIONS_CHANNELS_EMPTY, ANNOTATIONS_DEFAULT_CHANNEL_EMPTY,
@@ -20,25 +24,15 @@ use crate::encoding::stream::{decode_documents, Document};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub const MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype.v1";
-/// The media type key of the CSV-less bundle design (no `.v1`), read for
-/// registry+v2 bundles.
-pub const SEED_MEDIATYPE_KEY: &str = "operators.operatorframework.io.bundle.mediatype";
-pub const MANIFESTS_KEY: &str = "operators.operatorframework.io.bundle.manifests.v1";
-pub const METADATA_KEY: &str = "operators.operatorframework.io.bundle.metadata.v1";
-pub const PACKAGE_KEY: &str = "operators.operatorframework.io.bundle.package.v1";
-pub const CHANNELS_KEY: &str = "operators.operatorframework.io.bundle.channels.v1";
-pub const DEFAULT_CHANNEL_KEY: &str = "operators.operatorframework.io.bundle.channel.default.v1";
-
 /// The labels the annotations file is checked for. Upstream walks a Go map
 /// (random order); they are checked here in key order.
 const CHECKED_KEYS: [&str; 6] = [
-    DEFAULT_CHANNEL_KEY,
-    CHANNELS_KEY,
-    MANIFESTS_KEY,
-    MEDIATYPE_KEY,
-    METADATA_KEY,
-    PACKAGE_KEY,
+    DEFAULT_CHANNEL_LABEL,
+    CHANNELS_LABEL,
+    MANIFESTS_LABEL,
+    MEDIATYPE_LABEL,
+    METADATA_LABEL,
+    PACKAGE_LABEL,
 ];
 
 /// Every rule of this module, in check order.
@@ -120,9 +114,9 @@ fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic
             Some("metadata".into()),
         )),
         Some((name, mut annotations)) => {
-            if known.is_some() && !annotations.contains_key(MEDIATYPE_KEY) {
-                if let Some(value) = annotations.get(SEED_MEDIATYPE_KEY).cloned() {
-                    annotations.insert(MEDIATYPE_KEY.to_string(), value);
+            if known.is_some() && !annotations.contains_key(MEDIATYPE_LABEL) {
+                if let Some(value) = annotations.get(SEED_MEDIATYPE_LABEL).cloned() {
+                    annotations.insert(MEDIATYPE_LABEL.to_string(), value);
                 }
             }
             check_annotations(
@@ -152,7 +146,7 @@ fn check_annotations(
     let error = |rule, message: String| finding(rule, message, Some(file.to_string()));
     for key in CHECKED_KEYS {
         let value = annotations.get(key).map(String::as_str);
-        if value.is_none() && key != DEFAULT_CHANNEL_KEY {
+        if value.is_none() && key != DEFAULT_CHANNEL_LABEL {
             findings.push(error(
                 ANNOTATIONS_MISSING,
                 format!("Missing annotation {}", go_quote(key)),
@@ -160,7 +154,7 @@ fn check_annotations(
         }
         let actual = value.unwrap_or("");
         match key {
-            MEDIATYPE_KEY => {
+            MEDIATYPE_LABEL => {
                 let mismatch = match detected {
                     Some(detected) => MediaType::parse(actual) != Some(detected),
                     None => !actual.is_empty(),
@@ -178,10 +172,10 @@ fn check_annotations(
                     ));
                 }
             }
-            CHANNELS_KEY if actual.is_empty() => {
+            CHANNELS_LABEL if actual.is_empty() => {
                 findings.push(error(ANNOTATIONS_CHANNELS_EMPTY, non_empty_message(key)))
             }
-            DEFAULT_CHANNEL_KEY if value == Some("") => findings.push(error(
+            DEFAULT_CHANNEL_LABEL if value == Some("") => findings.push(error(
                 ANNOTATIONS_DEFAULT_CHANNEL_EMPTY,
                 non_empty_message(key),
             )),
@@ -224,7 +218,7 @@ fn scan_metadata(dir: &Path, findings: &mut Vec<Diagnostic>) -> MetadataFiles {
             continue;
         };
         if found.annotations.is_none() {
-            if let Some(annotations) = annotations_of(&doc) {
+            if let Some(annotations) = crate::bundle::annotations::decode_map(&doc) {
                 found.annotations = Some((name, annotations));
                 continue;
             }
@@ -236,21 +230,6 @@ fn scan_metadata(dir: &Path, findings: &mut Vec<Diagnostic>) -> MetadataFiles {
         }
     }
     found
-}
-
-/// Decodes a document as upstream's `{annotations: map[string]string}`;
-/// `None` when it fails to decode or the map is absent or null.
-fn annotations_of(doc: &RawDoc) -> Option<BTreeMap<String, String>> {
-    let raw = gojson::top_field(&doc.text, "annotations").ok()??;
-    let Shape::Object(entries) = gojson::shape(raw.get())? else {
-        return None;
-    };
-    let mut annotations = BTreeMap::new();
-    for (key, value) in entries {
-        let value = gojson::string_field(&value, doc.from_yaml, "annotations").ok()?;
-        annotations.insert(key, value.unwrap_or_default());
-    }
-    Some(annotations)
 }
 
 /// Decodes a document as upstream's `{dependencies: [{type, value}]}`;
@@ -577,8 +556,8 @@ mod tests {
         let json = format!(
             "{} garbage",
             serde_json::to_string(&serde_json::json!({"annotations": {
-                MEDIATYPE_KEY: "registry+v1", MANIFESTS_KEY: "manifests/", METADATA_KEY: "metadata/",
-                PACKAGE_KEY: "etcd", CHANNELS_KEY: "stable"}}))
+                MEDIATYPE_LABEL: "registry+v1", MANIFESTS_LABEL: "manifests/", METADATA_LABEL: "metadata/",
+                PACKAGE_LABEL: "etcd", CHANNELS_LABEL: "stable"}}))
             .unwrap()
         );
         assert!(with_annotations(&json).is_empty());
