@@ -1,0 +1,362 @@
+//! Package and channels of a bundle directory inside a package-manifest layout, for `bundle
+//! generate` without `--package` or `--channels` (upstream's `bundleDirInterpreter`).
+
+use super::{parent, sorted_entries};
+use crate::bundle::mediatype;
+use crate::declcfg::load::io_message;
+use crate::encoding::json::type_name;
+use crate::encoding::stream::{decode_documents, Document};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Why package and channels could not be inferred from the nested
+/// (package-manifest) layout; upstream's wording.
+#[derive(Debug, thiserror::Error)]
+pub enum InferenceError {
+    #[error("error loading CSV from bundle directory, {0}")]
+    BundleCsv(String),
+    #[error("error loading package from directory, error reading from {} directory, open {}: {}", .dir.display(), .dir.display(), io_message(.error))]
+    PackageDir { dir: PathBuf, error: std::io::Error },
+    // (sic) "geting": upstream's spelling.
+    #[error("error geting CSVs from bundles in the package directory, {0}")]
+    PackageCsvs(String),
+    #[error("error parsing package.yaml file in the package root directory, {0}")]
+    PackageManifest(String),
+}
+
+/// Package and channels of a bundle directory inside a package-manifest
+/// layout (`<package>/<anything>.package.yaml` beside one directory per
+/// bundle): upstream's `bundleDirInterpreter`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct NestedBundle {
+    pub(super) package: String,
+    /// The channels whose replaces/skips graph reaches the bundle, sorted.
+    pub(super) channels: Vec<String>,
+    /// The package manifest's default (or its only channel), possibly empty.
+    pub(super) default_channel: String,
+}
+
+impl NestedBundle {
+    pub(super) fn read(directory: &Path) -> Result<NestedBundle, InferenceError> {
+        let csv = read_bundle_csv(directory).map_err(InferenceError::BundleCsv)?;
+        let package_dir = parent(directory);
+        let entries = sorted_entries(&package_dir).map_err(|error| InferenceError::PackageDir {
+            dir: package_dir.clone(),
+            error,
+        })?;
+        let mut replaces: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (path, is_dir) in &entries {
+            if *is_dir {
+                let bundle = read_bundle_csv(path).map_err(InferenceError::PackageCsvs)?;
+                replaces.insert(bundle.name, bundle.replaces);
+            }
+        }
+        let manifest = find_package_manifest(&package_dir, &entries)
+            .map_err(InferenceError::PackageManifest)?;
+        let heads: BTreeMap<String, String> = manifest
+            .channels
+            .iter()
+            .map(|(name, head)| (name.clone(), head.clone()))
+            .collect();
+        Ok(NestedBundle {
+            channels: bundle_channels(&csv.name, &heads, &replaces),
+            default_channel: manifest.default_channel().to_string(),
+            package: manifest.package_name,
+        })
+    }
+}
+
+/// The channels (sorted) whose graph reaches `csv_name`: from each channel
+/// head, every name reachable through replaces and skips edges, whether or
+/// not a bundle with that name exists.
+pub(super) fn bundle_channels(
+    csv_name: &str,
+    heads: &BTreeMap<String, String>,
+    replaces: &BTreeMap<String, Vec<String>>,
+) -> Vec<String> {
+    heads
+        .iter()
+        .filter(|(_, head)| {
+            let mut seen = BTreeSet::new();
+            let mut pending = vec![head.as_str()];
+            while let Some(name) = pending.pop() {
+                if name == csv_name {
+                    return true;
+                }
+                if seen.insert(name) {
+                    if let Some(next) = replaces.get(name) {
+                        pending.extend(next.iter().map(String::as_str));
+                    }
+                }
+            }
+            false
+        })
+        .map(|(channel, _)| channel.clone())
+        .collect()
+}
+
+/// What inference needs of a CSV.
+struct CsvLinks {
+    name: String,
+    /// `spec.skips` then `spec.replaces` (each ignored when malformed).
+    replaces: Vec<String>,
+}
+
+/// Upstream's `registry.ReadCSVFromBundleDirectory`: the single CSV among
+/// the files directly inside `dir` (unreadable or undecodable files are
+/// skipped; every document is read).
+fn read_bundle_csv(dir: &Path) -> Result<CsvLinks, String> {
+    let entries = sorted_entries(dir).map_err(|e| {
+        format!(
+            "error reading bundle directory {}, open {}: {}",
+            dir.display(),
+            dir.display(),
+            io_message(&e)
+        )
+    })?;
+    let mut found: Option<CsvLinks> = None;
+    for (path, is_dir) in entries {
+        if is_dir {
+            continue;
+        }
+        let Ok(bytes) = crate::bundle::read_file(&path) else {
+            continue;
+        };
+        for object in mediatype::objects(&bytes) {
+            if object.get("kind").and_then(Value::as_str) != Some("ClusterServiceVersion") {
+                continue;
+            }
+            if found.is_some() {
+                return Err("more than one ClusterServiceVersion is found in bundle".to_string());
+            }
+            found = Some(csv_links(&object));
+        }
+    }
+    found.ok_or_else(|| format!("no ClusterServiceVersion object found in {}", dir.display()))
+}
+
+fn csv_links(csv: &Value) -> CsvLinks {
+    let name = csv
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let spec = csv.get("spec");
+    // Upstream reads each with json.Unmarshal and drops it on any error.
+    let mut replaces: Vec<String> = spec
+        .and_then(|s| s.get("skips"))
+        .and_then(Value::as_array)
+        .and_then(|items| {
+            items
+                .iter()
+                .map(|i| i.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+        })
+        .unwrap_or_default();
+    if let Some(r) = spec
+        .and_then(|s| s.get("replaces"))
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty())
+    {
+        replaces.push(r.to_string());
+    }
+    CsvLinks { name, replaces }
+}
+
+/// A decoded package manifest (`registry.PackageManifest`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(super) struct PackageManifest {
+    pub(super) package_name: String,
+    /// `(name, currentCSV)` in file order.
+    pub(super) channels: Vec<(String, String)>,
+    default_channel_name: String,
+}
+
+impl PackageManifest {
+    /// The declared default, else the only channel, else nothing.
+    pub(super) fn default_channel(&self) -> &str {
+        if !self.default_channel_name.is_empty() {
+            return &self.default_channel_name;
+        }
+        match self.channels.as_slice() {
+            [(only, _)] => only,
+            _ => "",
+        }
+    }
+}
+
+/// The first file of the package directory that decodes as a package
+/// manifest with a name; otherwise upstream's error listing why each file
+/// was rejected.
+fn find_package_manifest(
+    package_dir: &Path,
+    entries: &[(PathBuf, bool)],
+) -> Result<PackageManifest, String> {
+    let mut errors = Vec::new();
+    for (path, is_dir) in entries {
+        if *is_dir {
+            continue;
+        }
+        let bytes = match crate::bundle::read_file(path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                errors.push(match e.io_message() {
+                    Some(text) => format!(
+                        "error opening {} file, open {}: {text}",
+                        path.display(),
+                        path.display(),
+                    ),
+                    None => e.to_string(),
+                });
+                continue;
+            }
+        };
+        match decode_package_manifest(&bytes) {
+            Ok(manifest) => return Ok(manifest),
+            Err(e) => errors.push(format!(
+                "error parsing {} as package.yaml file, {e}",
+                path.display()
+            )),
+        }
+    }
+    // gomega's AggregateError: one error bare, several bracketed.
+    let listed = match errors.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    };
+    Err(format!(
+        "valid PackageManifest YAML file not found in {}, {listed}",
+        package_dir.display()
+    ))
+}
+
+/// Upstream's `registry.DecodePackageManifest`: the first document decoded
+/// into the typed struct (Go's rules: case-insensitive keys, `null` leaves
+/// the zero value, a wrong type is an error; YAML scalars are accepted for
+/// string fields), then a non-empty `packageName` is required.
+pub(super) fn decode_package_manifest(bytes: &[u8]) -> Result<PackageManifest, String> {
+    let decode_error =
+        |detail: String| format!("could not decode contents into package manifest - {detail}");
+    let (value, from_yaml) = match decode_documents(bytes) {
+        Ok(documents) => match documents.into_iter().next() {
+            None => return Err(decode_error("EOF".to_string())),
+            Some(Document::Yaml(value)) => (value, true),
+            Some(Document::Json(text)) => match crate::encoding::json::parse_value(text) {
+                Ok(value) => (value, false),
+                Err(e) => return Err(decode_error(e.to_string())),
+            },
+        },
+        // Upstream decodes only the first document: a later broken one
+        // does not matter.
+        Err(e) if e.index > 0 => match crate::encoding::yaml_read::yaml_bytes_to_json(bytes) {
+            Ok(value) => (value, true),
+            Err(e) => return Err(decode_error(e.to_string())),
+        },
+        Err(e) => return Err(decode_error(e.to_string())),
+    };
+    let manifest = manifest_fields(&value, from_yaml).map_err(|e| {
+        decode_error(if from_yaml {
+            format!("error unmarshaling JSON: while decoding JSON: {e}")
+        } else {
+            e
+        })
+    })?;
+    if manifest.package_name.is_empty() {
+        return Err("name of package (packageName) is missing".to_string());
+    }
+    Ok(manifest)
+}
+
+fn manifest_fields(value: &Value, from_yaml: bool) -> Result<PackageManifest, String> {
+    let unmarshal =
+        |v: &Value, target: &str| format!("json: cannot unmarshal {} into {target}", type_name(v));
+    let map = match value {
+        Value::Null => return Ok(PackageManifest::default()),
+        Value::Object(map) => map,
+        other => {
+            return Err(unmarshal(
+                other,
+                "Go value of type registry.PackageManifest",
+            ))
+        }
+    };
+    let string = |map: &serde_json::Map<String, Value>, name: &str, target: &str| match go_field(
+        map, name,
+    ) {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(v @ (Value::Number(_) | Value::Bool(_))) if from_yaml => Ok(v.to_string()),
+        Some(v) => Err(unmarshal(v, target)),
+    };
+    let mut manifest = PackageManifest::default();
+    // Go keeps decoding after a type error and reports the first one, in
+    // key order (YAML reaches it as JSON with sorted keys).
+    let mut first_error: Option<String> = None;
+    let mut note = |result: Result<String, String>| match result {
+        Ok(s) => s,
+        Err(e) => {
+            first_error.get_or_insert(e);
+            String::new()
+        }
+    };
+    match go_field(map, "channels") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for item in items {
+                match item {
+                    Value::Object(channel) => {
+                        let name = note(string(
+                            channel,
+                            "name",
+                            "Go struct field PackageChannel.channels.name of type string",
+                        ));
+                        let head = note(string(
+                            channel,
+                            "currentCSV",
+                            "Go struct field PackageChannel.channels.currentCSV of type string",
+                        ));
+                        manifest.channels.push((name, head));
+                    }
+                    Value::Null => manifest.channels.push((String::new(), String::new())),
+                    other => {
+                        note(Err(unmarshal(
+                            other,
+                            "Go struct field PackageManifest.channels of type registry.PackageChannel",
+                        )));
+                        manifest.channels.push((String::new(), String::new()));
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            note(Err(unmarshal(
+                other,
+                "Go struct field PackageManifest.channels of type []registry.PackageChannel",
+            )));
+        }
+    }
+    manifest.default_channel_name = note(string(
+        map,
+        "defaultChannel",
+        "Go struct field PackageManifest.defaultChannel of type string",
+    ));
+    manifest.package_name = note(string(
+        map,
+        "packageName",
+        "Go struct field PackageManifest.packageName of type string",
+    ));
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(manifest),
+    }
+}
+
+/// The value Go's decoder stores in struct field `name`: the last key that
+/// matches it case-insensitively.
+fn go_field<'a>(map: &'a serde_json::Map<String, Value>, name: &str) -> Option<&'a Value> {
+    map.iter()
+        .rfind(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v)
+}
