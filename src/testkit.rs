@@ -74,3 +74,15 @@ pub(crate) fn skip(reason: &str) {
     }
     let _ = writeln!(std::io::stderr(), "skipped {test}: {reason}");
 }
+
+/// A temporary directory holding `files`: each a path relative to it (parent directories are
+/// created) and its contents.
+pub(crate) fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, contents) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+    }
+    dir
+}

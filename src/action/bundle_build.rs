@@ -459,16 +459,6 @@ mod tests {
 
     const CSV: &str = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: foo.v0.1.0\nspec:\n  version: 0.1.0\n";
 
-    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, contents) in files {
-            let path = dir.path().join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, contents).unwrap();
-        }
-        dir
-    }
-
     fn input(dir: &Path, directory: &str) -> BuildBundle {
         BuildBundle {
             generate: GenerateBundle {
@@ -518,7 +508,7 @@ mod tests {
 
     #[test]
     fn the_view_holds_staged_files_and_nothing_is_in_place() {
-        let dir = tree(&[
+        let dir = crate::testkit::tree(&[
             ("bundle/my-manifests/csv.yaml", CSV),
             ("bundle/my-manifests/sub/extra.yaml", "kind: ConfigMap\n"),
             (
@@ -555,7 +545,7 @@ mod tests {
 
     #[test]
     fn a_daemonless_build_writes_nothing_while_preparing() {
-        let dir = tree(&[
+        let dir = crate::testkit::tree(&[
             ("bundle/manifests/csv.yaml", CSV),
             ("bundle/metadata/other.yaml", "kept: true\n"),
         ]);
@@ -577,7 +567,7 @@ mod tests {
     #[test]
     fn an_existing_output_is_refused_before_any_work() {
         // The manifests directory does not even exist: the output is checked first.
-        let dir = tree(&[("out.tar", "mine"), ("layout/index.json", "{}")]);
+        let dir = crate::testkit::tree(&[("out.tar", "mine"), ("layout/index.json", "{}")]);
         let error = daemonless(dir.path(), "nope")
             .prepare(&mut |_| {})
             .unwrap_err();
@@ -608,7 +598,7 @@ mod tests {
     #[test]
     fn missing_values_come_from_existing_annotations() {
         let annotations = "annotations:\n  operators.operatorframework.io.bundle.channel.default.v1: beta\n  operators.operatorframework.io.bundle.channels.v1: stable,beta\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: foo\n";
-        let dir = tree(&[
+        let dir = crate::testkit::tree(&[
             ("bundle/manifests/csv.yaml", CSV),
             ("bundle/metadata/annotations.yaml", annotations),
         ]);
@@ -629,7 +619,7 @@ mod tests {
 
     #[test]
     fn a_missing_directory_is_reported_as_given() {
-        let dir = tree(&[]);
+        let dir = crate::testkit::tree(&[]);
         let error = input(dir.path(), "nope").prepare(&mut |_| {}).unwrap_err();
         assert_eq!(error.to_string(), "stat nope: no such file or directory");
         assert_eq!(listing(dir.path()).len(), 1);

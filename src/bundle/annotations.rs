@@ -37,7 +37,7 @@ pub fn read(root: &Path) -> Option<serde_json::Map<String, Value>> {
         .collect();
     paths.sort();
     paths.into_iter().find_map(|path| {
-        let bytes = crate::bundle::read_file(&path).ok()?;
+        let bytes = crate::bundle::files::read_file(&path).ok()?;
         let first = match decode_documents(&bytes).ok()?.into_iter().next()? {
             Document::Json(text) => crate::encoding::json::parse_value(text).ok()?,
             Document::Yaml(value) => value,

@@ -93,7 +93,7 @@ pub fn detect(dir: &Path) -> Result<MediaType, String> {
     let mut is_chart = false;
     for name in &names {
         let path = dir.join(name);
-        let bytes = crate::bundle::read_file(&path).map_err(|e| match e {
+        let bytes = crate::bundle::files::read_file(&path).map_err(|e| match e {
             crate::fsutil::InputError::Io { .. } => {
                 format!("Unable to read file {} in bundle", path.display())
             }
@@ -131,16 +131,6 @@ fn chart_name(bytes: &[u8]) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn dir(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, contents) in files {
-            let path = dir.path().join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, contents).unwrap();
-        }
-        dir
-    }
-
     type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], Result<MediaType, ()>);
 
     #[test]
@@ -172,7 +162,7 @@ mod tests {
             ("empty", &[], Err(())),
         ];
         for (name, files, expected) in cases {
-            let d = dir(files);
+            let d = crate::testkit::tree(files);
             assert_eq!(detect(d.path()).map_err(|_| ()), *expected, "{name}");
         }
     }

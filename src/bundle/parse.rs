@@ -2,8 +2,9 @@
 //! manifests first (objects, the CSV, the CRDs and the owned-API check), then
 //! the metadata files, then the derived properties.
 
+use super::csvless;
 use super::gojson::{self, field, go_marshal, sorted, type_error, RawDoc, RawProperty};
-use super::{csvless, BundleDirError, ParsedBundle};
+use super::parsed::{ApiKey, BundleDirError, ParsedBundle};
 use crate::bundle::mediatype::MediaType;
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::{Map, Value};
@@ -12,26 +13,6 @@ use std::path::Path;
 
 const CSV_KIND: &str = "ClusterServiceVersion";
 const CRD_KIND: &str = "CustomResourceDefinition";
-
-/// An API a bundle provides or requires. Field order is Go's, which is also
-/// the order Go's `fmt` sorts these map keys in.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct ApiKey {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub plural: String,
-}
-
-impl std::fmt::Display for ApiKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}/{}/{} ({})",
-            self.group, self.version, self.kind, self.plural
-        )
-    }
-}
 
 /// Reads and checks a bundle directory (upstream's bundle parser). A
 /// CSV-less bundle (registry+v2 or plain+v0) is read by
@@ -177,7 +158,7 @@ fn io_text(e: &std::io::Error) -> String {
 /// refused outright (a FIFO or device, a link out of the bundle, a file over the
 /// size limit) is an error: upstream would hang on it or read what it should not.
 fn read_documents(path: &Path) -> Result<Option<Vec<RawDoc>>, BundleDirError> {
-    let bytes = match super::read_file(path) {
+    let bytes = match super::files::read_file(path) {
         Ok(bytes) => bytes,
         Err(crate::fsutil::InputError::Io { .. })
         | Err(crate::fsutil::InputError::NotRegular {

@@ -5,7 +5,7 @@
 
 use super::gojson::{self, field, type_error, RawProperty};
 use super::parse::{self, csv_release, csv_version, definitions, spec_map, split_crd_name};
-use super::{BundleDirError, ParsedBundle};
+use super::parsed::{BundleDirError, ParsedBundle};
 use crate::declcfg::{Bundle, Property, RelatedImage};
 use crate::encoding::json::go_quote;
 use serde_json::{Map, Value};
@@ -14,78 +14,87 @@ use std::collections::BTreeSet;
 const BUNDLE_OBJECT: &str = "olm.bundle.object";
 const CSV_METADATA: &str = "olm.csv.metadata";
 
-pub(super) fn render(bundle: &ParsedBundle, image: &str) -> Result<Bundle, BundleDirError> {
-    let props = properties(bundle).map_err(|e| {
-        BundleDirError::new(format!(
-            "get properties for bundle {}: {e}",
-            go_quote(&bundle.name)
-        ))
-    })?;
-    let related_images = related_images(bundle.csv(), image).map_err(|e| {
-        BundleDirError::new(format!(
-            "get related images for bundle {}: {e}",
-            go_quote(&bundle.name)
-        ))
-    })?;
-    Ok(Bundle {
-        name: bundle.name.clone(),
-        package: bundle.package.clone(),
-        image: image.to_string(),
-        properties: props,
-        related_images,
-        origin: None,
-        deferred: None,
-    })
+impl ParsedBundle {
+    /// The `olm.bundle` blob with `image` as its image: properties sorted by
+    /// type then value text, bundle objects last, related images sorted by
+    /// image.
+    pub fn render(&self, image: &str) -> Result<Bundle, BundleDirError> {
+        let bundle = self;
+        let props = properties(bundle).map_err(|e| {
+            BundleDirError::new(format!(
+                "get properties for bundle {}: {e}",
+                go_quote(&bundle.name)
+            ))
+        })?;
+        let related_images = related_images(bundle.csv(), image).map_err(|e| {
+            BundleDirError::new(format!(
+                "get related images for bundle {}: {e}",
+                go_quote(&bundle.name)
+            ))
+        })?;
+        Ok(Bundle {
+            name: bundle.name.clone(),
+            package: bundle.package.clone(),
+            image: image.to_string(),
+            properties: props,
+            related_images,
+            origin: None,
+            deferred: None,
+        })
+    }
 }
 
-fn parse_error(index: usize, kind: &str, err: String) -> String {
-    format!("parse property[{index}] of type {}: {err}", go_quote(kind))
+/// The fields of property `index` decoded as the Go struct `st`; the error names the property.
+fn decode_fields(
+    index: usize,
+    p: &RawProperty,
+    st: &gojson::GoStruct,
+) -> Result<Vec<String>, String> {
+    gojson::decode_strings(p.value.as_deref(), st)
+        .map_err(|e| format!("parse property[{index}] of type {}: {e}", go_quote(&p.kind)))
+}
+
+/// The `olm.gvk` entries of `props` as (group, kind, version) and the fields of its
+/// `olm.package` entries, in order; every other entry goes to `others`.
+type Split = (Vec<(String, String, String)>, Vec<Vec<String>>);
+fn split(props: &[RawProperty], others: &mut Vec<RawProperty>) -> Result<Split, String> {
+    let (mut gvks, mut packages) = (Vec::new(), Vec::new());
+    for (i, p) in props.iter().enumerate() {
+        match p.kind.as_str() {
+            "olm.gvk" => {
+                let f = decode_fields(i, p, &gojson::GVK)?;
+                gvks.push((f[0].clone(), f[1].clone(), f[2].clone()));
+            }
+            "olm.package" => packages.push(decode_fields(i, p, &gojson::PACKAGE)?),
+            _ => others.push(p.clone()),
+        }
+    }
+    Ok((gvks, packages))
 }
 
 /// Upstream's property assembly for a rendered bundle.
 fn properties(bundle: &ParsedBundle) -> Result<Vec<Property>, String> {
     let mut provided: BTreeSet<(String, String, String)> = BTreeSet::new();
     let mut required: BTreeSet<(String, String, String)> = BTreeSet::new();
-    let mut package: Option<String> = None;
     let mut others: Vec<RawProperty> = Vec::new();
 
-    for (i, p) in bundle.properties.iter().enumerate() {
-        match p.kind.as_str() {
-            "olm.gvk" => {
-                let f = gojson::decode_strings(p.value.as_deref(), &gojson::GVK)
-                    .map_err(|e| parse_error(i, &p.kind, e))?;
-                provided.insert((f[0].clone(), f[1].clone(), f[2].clone()));
-            }
-            "olm.package" => {
-                let f = gojson::decode_strings(p.value.as_deref(), &gojson::PACKAGE)
-                    .map_err(|e| parse_error(i, &p.kind, e))?;
-                // The last one wins, rebuilt canonically.
-                package = Some(parse::package_text(&f[0], &f[1], &f[2], false));
-            }
-            _ => others.push(p.clone()),
-        }
-    }
+    let (gvks, packages) = split(&bundle.properties, &mut others)?;
+    provided.extend(gvks);
+    // The last one wins, rebuilt canonically.
+    let package = packages
+        .last()
+        .map(|f| parse::package_text(&f[0], &f[1], &f[2], false));
+    let (gvks, packages) = split(&bundle.dependencies, &mut others)?;
+    required.extend(gvks);
     let mut package_required = Vec::new();
-    for (i, p) in bundle.dependencies.iter().enumerate() {
-        match p.kind.as_str() {
-            "olm.gvk" => {
-                let f = gojson::decode_strings(p.value.as_deref(), &gojson::GVK)
-                    .map_err(|e| parse_error(i, &p.kind, e))?;
-                required.insert((f[0].clone(), f[1].clone(), f[2].clone()));
-            }
-            "olm.package" => {
-                let f = gojson::decode_strings(p.value.as_deref(), &gojson::PACKAGE)
-                    .map_err(|e| parse_error(i, &p.kind, e))?;
-                let mut map = Map::new();
-                map.insert("packageName".into(), Value::String(f[0].clone()));
-                map.insert("versionRange".into(), Value::String(f[1].clone()));
-                package_required.push(RawProperty::new(
-                    "olm.package.required",
-                    compact(&Value::Object(map)),
-                ));
-            }
-            _ => others.push(p.clone()),
-        }
+    for f in packages {
+        let mut map = Map::new();
+        map.insert("packageName".into(), Value::String(f[0].clone()));
+        map.insert("versionRange".into(), Value::String(f[1].clone()));
+        package_required.push(RawProperty::new(
+            "olm.package.required",
+            compact(&Value::Object(map)),
+        ));
     }
 
     let csv = bundle.csv();

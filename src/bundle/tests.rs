@@ -2,6 +2,7 @@
 //! upstream rejects or mishandles.
 
 use super::*;
+use serde_json::Value;
 use std::path::PathBuf;
 
 const ANNOTATIONS: (&str, &str) = (

@@ -3,16 +3,6 @@ use super::*;
 
 const CSV: &str = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: foo.v0.1.0\n";
 
-fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, contents) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, contents).unwrap();
-    }
-    dir
-}
-
 fn input(dir: &Path, channels: &str, default_channel: &str) -> GenerateBundle {
     GenerateBundle {
         directory: PathBuf::from("manifests"),
@@ -307,7 +297,7 @@ fn paths_like_go() {
 
 #[test]
 fn no_default_means_first_channel() {
-    let dir = tree(&[("manifests/csv.yaml", CSV)]);
+    let dir = crate::testkit::tree(&[("manifests/csv.yaml", CSV)]);
     let generated = input(dir.path(), "beta,stable", "")
         .run(&mut |_| {})
         .unwrap();
@@ -319,7 +309,7 @@ fn no_default_means_first_channel() {
 #[test]
 fn without_overwrite_existing_files_are_checked_and_kept() {
     let existing = yaml("test-operator", "a", "a");
-    let dir = tree(&[
+    let dir = crate::testkit::tree(&[
         ("manifests/csv.yaml", CSV),
         ("bundle.Dockerfile", "mine\n"),
         ("metadata/annotations.yaml", &existing),
@@ -350,7 +340,7 @@ fn an_existing_file_without_a_default_channel_is_accepted() {
     let existing = format!(
             "annotations:\n  {CHANNELS_LABEL}: a\n  {MANIFESTS_LABEL}: manifests/\n  {MEDIATYPE_LABEL}: registry+v1\n  {METADATA_LABEL}: metadata/\n  {PACKAGE_LABEL}: test-operator\n"
         );
-    let dir = tree(&[
+    let dir = crate::testkit::tree(&[
         ("manifests/csv.yaml", CSV),
         ("metadata/annotations.yaml", &existing),
     ]);
@@ -370,7 +360,7 @@ fn an_existing_file_without_a_default_channel_is_accepted() {
 fn a_failure_writes_nothing() {
     // The Dockerfile target is a directory: staging fails after the
     // manifests and the annotations were staged.
-    let dir = tree(&[("manifests/csv.yaml", CSV), ("bundle.Dockerfile/keep", "")]);
+    let dir = crate::testkit::tree(&[("manifests/csv.yaml", CSV), ("bundle.Dockerfile/keep", "")]);
     let mut generate = input(dir.path(), "a", "");
     generate.output_dir = Some(PathBuf::from("out"));
     let error = generate.run(&mut |_| {}).unwrap_err();

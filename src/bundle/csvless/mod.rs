@@ -9,6 +9,7 @@
 //! [`Diagnostic`]s (validate reports them all; the other commands fail with
 //! them). Nothing prints.
 
+mod manifest;
 pub mod metadata;
 pub(crate) mod synth;
 
@@ -23,6 +24,7 @@ use crate::encoding::stream::{decode_documents, Document};
 use serde_json::Value;
 use std::path::Path;
 
+pub use manifest::Manifest;
 pub use metadata::BundleMeta;
 pub use synth::Synthesis;
 
@@ -40,33 +42,6 @@ pub fn rules() -> Vec<&'static str> {
     ];
     all.extend_from_slice(metadata::RULES);
     all
-}
-
-/// One object of `manifests/`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Manifest {
-    /// `manifests/<name>`.
-    pub file: String,
-    /// 1-based document number in the file.
-    pub document: usize,
-    pub value: Value,
-    /// Whether the document was YAML (CRD checks read YAML numbers differently).
-    pub from_yaml: bool,
-}
-
-impl Manifest {
-    pub fn kind(&self) -> &str {
-        self.value.get("kind").and_then(Value::as_str).unwrap_or("")
-    }
-
-    /// A finding about this object: in its file and document.
-    pub fn finding(&self, rule: &'static str, message: String) -> crate::diag::Diagnostic {
-        let mut finding = finding(rule, message, Some(self.file.clone()));
-        if let Some(location) = &mut finding.location {
-            location.document = self.document.checked_sub(1);
-        }
-        finding
-    }
 }
 
 /// A checked CSV-less bundle.
@@ -158,7 +133,7 @@ pub fn inspect(
     let manifests = read_manifests(root, findings);
     check_removed_apis(&manifests, media_type, findings);
     let bundle_yaml = root.join(metadata::FILE);
-    let meta = match crate::bundle::read_file(&bundle_yaml) {
+    let meta = match crate::bundle::files::read_file(&bundle_yaml) {
         Ok(bytes) => metadata::parse(&bytes, findings),
         Err(crate::fsutil::InputError::Io {
             kind: std::io::ErrorKind::NotFound,
@@ -247,7 +222,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
             ));
             continue;
         }
-        let bytes = match crate::bundle::read_file(&entry.path()) {
+        let bytes = match crate::bundle::files::read_file(&entry.path()) {
             Ok(bytes) => bytes,
             Err(e) => {
                 findings.push(finding(

@@ -12,8 +12,8 @@
 //! binding to a role outside the bundle, a binding to users or groups, an
 //! unbound role or ServiceAccount) stays an object of its own.
 
+use super::manifest::Manifest;
 use super::metadata::{ApiDescription, BundleMeta, DescriptorRoot};
-use super::Manifest;
 use crate::bundle::rules::{finding, BUNDLE_API_WITHOUT_CRD};
 use crate::diag::Diagnostic;
 use crate::encoding::json::go_quote;

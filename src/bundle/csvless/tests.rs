@@ -6,16 +6,6 @@ const CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefi
 const RBAC: &str = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: op}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: op}\nrules: [{apiGroups: [''], resources: [pods], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: op}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: op}\nsubjects: [{kind: ServiceAccount, name: op}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: op-metrics}\nspec: {ports: [{port: 8080}]}\n";
 const V2_ANNOTATIONS: &str = "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v2\n  operators.operatorframework.io.bundle.package.v1: op\n  operators.operatorframework.io.bundle.channels.v1: alpha\n";
 
-fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, contents) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, contents).unwrap();
-    }
-    dir
-}
-
 fn v2(extra: &[(&'static str, &'static str)]) -> tempfile::TempDir {
     let mut files = vec![
         ("manifests/crds.yaml", CRD),
@@ -31,7 +21,7 @@ fn v2(extra: &[(&'static str, &'static str)]) -> tempfile::TempDir {
         files.retain(|(n, _)| n != name);
         files.push((name, text));
     }
-    tree(&files)
+    crate::testkit::tree(&files)
 }
 
 fn kinds(values: &[&Value]) -> Vec<String> {
@@ -50,7 +40,7 @@ fn media_type_comes_from_content_then_the_label() {
         "annotations:\n  operators.operatorframework.io.bundle.mediatype: registry+v2\n",
     )]);
     assert_eq!(resolve_media_type(seed_key.path()), MediaType::RegistryV2);
-    let plain = tree(&[(
+    let plain = crate::testkit::tree(&[(
         "manifests/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
     )]);
@@ -130,7 +120,7 @@ fn registry_v2_problems_are_all_reported() {
 
 #[test]
 fn a_registry_v2_bundle_needs_bundle_yaml() {
-    let d = tree(&[
+    let d = crate::testkit::tree(&[
         ("manifests/deployment.yaml", DEPLOYMENT),
         ("metadata/annotations.yaml", V2_ANNOTATIONS),
     ]);
@@ -144,7 +134,7 @@ fn a_registry_v2_bundle_needs_bundle_yaml() {
 
 #[test]
 fn plain_bundles_list_every_object_and_refuse_removed_apis() {
-    let d = tree(&[
+    let d = crate::testkit::tree(&[
         ("manifests/a.yaml", RBAC),
         (
             "manifests/b.json",
@@ -163,7 +153,7 @@ fn plain_bundles_list_every_object_and_refuse_removed_apis() {
             "ConfigMap"
         ]
     );
-    let old = tree(&[(
+    let old = crate::testkit::tree(&[(
         "manifests/crd.yaml",
         "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: a.b}\n",
     )]);
@@ -173,7 +163,7 @@ fn plain_bundles_list_every_object_and_refuse_removed_apis() {
     assert!(findings[0].message.contains(
         "apiextensions.k8s.io/v1beta1 CustomResourceDefinition was removed in Kubernetes 1.22"
     ));
-    let empty = tree(&[("manifests/.keep", "")]);
+    let empty = crate::testkit::tree(&[("manifests/.keep", "")]);
     let mut findings = Vec::new();
     assert!(read(empty.path(), MediaType::Plain, &mut findings).is_none());
     assert_eq!(findings[0].rule, MANIFESTS_EMPTY);

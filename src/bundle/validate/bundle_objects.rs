@@ -4,13 +4,14 @@
 //! the global default, and roles may not modify OpenShift's default
 //! SecurityContextConstraints; creating PodDisruptionBudgets is a warning.
 
+use super::csv::strings;
 use super::message::{self, Level};
 use super::registry::Object;
-use super::Diagnostic;
 use crate::bundle::rules::{
     finding, OBJECT_PDB_BLOCKS_EVICTION, OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
     OBJECT_RBAC_MANAGES_PDB, OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
 };
+use crate::diag::Diagnostic;
 use serde_json::{json, Value};
 
 /// Every rule of this module.
@@ -47,6 +48,10 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
                 .unwrap_or_default();
             compact(&json!({"kind": kind, "name": name}))
         };
+        let problem = |rule, text: &str| {
+            let message = message::api(Level::Error, "", Some(&subject()), text);
+            finding(rule, message, file.clone())
+        };
         match kind {
             "PodDisruptionBudget" => {
                 let spec = v.get("spec");
@@ -57,41 +62,23 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
                     _ => false,
                 };
                 if blocks {
-                    out.push(finding(
+                    out.push(problem(
                         OBJECT_PDB_BLOCKS_EVICTION,
-                        message::api(
-                            Level::Error,
-                            "",
-                            Some(&subject()),
-                            "maxUnavailable field cannot be set to 0 or 0%",
-                        ),
-                        file.clone(),
+                        "maxUnavailable field cannot be set to 0 or 0%",
                     ));
                 }
                 let min = spec.and_then(|s| s.get("minAvailable"));
                 if min.and_then(Value::as_str) == Some("100%") {
-                    out.push(finding(
+                    out.push(problem(
                         OBJECT_PDB_BLOCKS_EVICTION,
-                        message::api(
-                            Level::Error,
-                            "",
-                            Some(&subject()),
-                            "minAvailable field cannot be set to 100%",
-                        ),
-                        file,
+                        "minAvailable field cannot be set to 100%",
                     ));
                 }
             }
             "PriorityClass" if v.get("globalDefault").and_then(Value::as_bool) == Some(true) => {
-                out.push(finding(
+                out.push(problem(
                     OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
-                    message::api(
-                        Level::Error,
-                        "",
-                        Some(&subject()),
-                        "globalDefault field cannot be set to true",
-                    ),
-                    file,
+                    "globalDefault field cannot be set to true",
                 ));
             }
             "Role" | "ClusterRole" => {
@@ -107,22 +94,18 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn strings<'a>(rule: &'a Value, key: &str) -> Vec<&'a str> {
-    rule.get(key)
-        .and_then(Value::as_array)
-        .map(|l| l.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
 fn contains_any(list: &[&str], items: &[&str]) -> bool {
     list.iter().any(|s| items.contains(s))
 }
 
 fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
     for rule in rules {
-        if contains_any(&strings(rule, "apiGroups"), &["policy"])
-            && contains_any(&strings(rule, "resources"), &["poddisruptionbudgets"])
-            && contains_any(&strings(rule, "verbs"), &["*", "create", "update", "patch"])
+        if contains_any(&strings(rule, &["apiGroups"]), &["policy"])
+            && contains_any(&strings(rule, &["resources"]), &["poddisruptionbudgets"])
+            && contains_any(
+                &strings(rule, &["verbs"]),
+                &["*", "create", "update", "patch"],
+            )
         {
             out.push(finding(OBJECT_RBAC_MANAGES_PDB, message::api(
                     Level::Warning,
@@ -133,10 +116,16 @@ fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
         }
     }
     for rule in rules {
-        if contains_any(&strings(rule, "apiGroups"), &["security.openshift.io"])
-            && contains_any(&strings(rule, "resources"), &["securitycontextconstraints"])
-            && contains_any(&strings(rule, "verbs"), &["*", "delete", "update", "patch"])
-            && contains_any(&strings(rule, "resourceNames"), DEFAULT_SCCS)
+        if contains_any(&strings(rule, &["apiGroups"]), &["security.openshift.io"])
+            && contains_any(
+                &strings(rule, &["resources"]),
+                &["securitycontextconstraints"],
+            )
+            && contains_any(
+                &strings(rule, &["verbs"]),
+                &["*", "delete", "update", "patch"],
+            )
+            && contains_any(&strings(rule, &["resourceNames"]), DEFAULT_SCCS)
         {
             out.push(finding(
                 OBJECT_RBAC_MODIFIES_DEFAULT_SCC,

@@ -10,11 +10,9 @@
 //! bundle root (`manifests/<name>`) instead of upstream's temporary paths.
 //! A media-type detection failure is left to the format check.
 
+use super::options::{Optional, Options};
 use super::registry::Object;
-use super::{
-    bundle_objects, crd, csv, good_practices, kinds, object_meta, operatorhub, registry,
-    Diagnostic, Optional, Options,
-};
+use super::{bundle_objects, crd, csv, good_practices, kinds, object_meta, operatorhub, registry};
 use crate::bundle::gojson;
 use crate::bundle::mediatype::{self, MediaType};
 use crate::bundle::rules::{
@@ -26,6 +24,7 @@ use crate::bundle::rules::{
     CSV_NAME_INVALID, CSV_OWNED_CRD_NAME_INVALID, CSV_REPLACES_INVALID, MANIFEST_DECODE_FAILED,
     MANIFEST_KIND_UNSUPPORTED, MANIFEST_UNREADABLE, OBJECT_METADATA_INVALID,
 };
+use crate::diag::Diagnostic;
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -80,7 +79,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
     for name in names {
         let file = format!("manifests/{}", name.to_string_lossy());
         let path = dir.join(&name);
-        let bytes = match crate::bundle::read_file(&path) {
+        let bytes = match crate::bundle::files::read_file(&path) {
             Ok(bytes) => bytes,
             Err(
                 crate::fsutil::InputError::Io { .. }

@@ -9,7 +9,6 @@
 mod schema;
 use super::message::{self, Level};
 use super::shape;
-use super::Diagnostic;
 use crate::bundle::rules::{
     finding, CSV_ANNOTATION_WRONG_CASE, CSV_API_WITHOUT_EXAMPLE, CSV_CONVERSION_FAILED,
     CSV_EXAMPLES_INVALID, CSV_EXAMPLES_MISSING, CSV_EXAMPLE_API_NOT_PROVIDED,
@@ -17,6 +16,7 @@ use crate::bundle::rules::{
     CSV_NAME_INVALID, CSV_OWNED_CRD_NAME_INVALID, CSV_REPLACES_INVALID, CSV_REQUIRED_FIELD_MISSING,
     CSV_TYPE_META_MISSING,
 };
+use crate::diag::Diagnostic;
 use crate::model::dns::{dns1123_subdomain_errors, label_value_errors};
 use crate::semver::Version;
 use schema::CSV;
@@ -144,6 +144,11 @@ pub(crate) fn list<'a>(v: &'a Value, path: &[&str]) -> &'a [Value] {
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default()
+}
+
+/// The strings of the list at `path` (other items skipped), or none.
+pub(crate) fn strings<'a>(v: &'a Value, path: &[&str]) -> Vec<&'a str> {
+    list(v, path).iter().filter_map(Value::as_str).collect()
 }
 
 /// The CSV's annotations (string values only).

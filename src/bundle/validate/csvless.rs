@@ -12,14 +12,13 @@
 //! cluster serves, CRDs Kubernetes accepts); `metadata/` is optional and
 //! `metadata/bundle.yaml`, when present, is checked.
 
+use super::options::{Optional, Options};
 use super::registry::Object;
-use super::{
-    bundle_objects, content, crd, csv, format, good_practices, object_meta, operatorhub,
-    Diagnostic, Optional, Options,
-};
+use super::{bundle_objects, content, crd, csv, format, good_practices, object_meta, operatorhub};
 use crate::bundle::csvless::{self, metadata};
 use crate::bundle::mediatype::MediaType;
 use crate::bundle::rules::OBJECT_METADATA_INVALID;
+use crate::diag::Diagnostic;
 use std::path::Path;
 
 pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) -> Vec<Diagnostic> {
@@ -31,7 +30,7 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
     let bundle = csvless::inspect(root, media_type, &mut findings);
     let usable = !findings[before..]
         .iter()
-        .any(|f| f.severity == super::Severity::Error);
+        .any(|f| f.severity == crate::diag::Severity::Error);
     // The objects are checked even when the bundle as a whole is not usable.
     for m in &bundle.manifests {
         match m.kind() {

@@ -6,7 +6,7 @@
 //! Metadata files are recognised by content, not by name; only the first
 //! document of each file is read, as upstream does. No printing here.
 
-use super::{dependencies, Diagnostic};
+use super::dependencies;
 use crate::bundle::annotations::{
     CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, MANIFESTS_LABEL, MEDIATYPE_LABEL, METADATA_LABEL,
     PACKAGE_LABEL, SEED_MEDIATYPE_LABEL,
@@ -19,6 +19,7 @@ use crate::bundle::rules::{
     BUNDLE_DIR_UNREADABLE, BUNDLE_MEDIATYPE_UNDETECTED, BUNDLE_MISSING_MANIFESTS_DIR,
     BUNDLE_MISSING_METADATA_DIR,
 };
+use crate::diag::Diagnostic;
 use crate::encoding::json::go_quote;
 use crate::encoding::stream::{decode_documents, Document};
 use std::collections::BTreeMap;
@@ -248,7 +249,7 @@ fn dependencies_of(doc: &RawDoc) -> Option<Vec<RawProperty>> {
 /// documents are never looked at, even when they are broken); `None` when
 /// the file cannot be read or its first document does not decode.
 fn read_first_document(path: &Path) -> Option<RawDoc> {
-    let bytes = crate::bundle::read_file(path).ok()?;
+    let bytes = crate::bundle::files::read_file(path).ok()?;
     let document = match decode_documents(&bytes) {
         Ok(documents) => documents.into_iter().next()?,
         Err(e) if e.index == 0 => return None,
@@ -354,18 +355,8 @@ mod tests {
 ";
     const CSV: &str = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: etcd.v0.9.4\n";
 
-    fn bundle(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, contents) in files {
-            let path = dir.path().join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, contents).unwrap();
-        }
-        dir
-    }
-
     fn messages(files: &[(&str, &str)]) -> Vec<String> {
-        let dir = bundle(files);
+        let dir = crate::testkit::tree(files);
         validate_format(dir.path())
             .into_iter()
             .map(|f| f.message)
@@ -476,7 +467,7 @@ mod tests {
 
     #[test]
     fn undetectable_mediatype_expects_an_empty_label() {
-        let dir = bundle(&[
+        let dir = crate::testkit::tree(&[
             ("manifests/sub/csv.yaml", CSV),
             ("metadata/annotations.yaml", ANNOTATIONS),
         ]);
@@ -587,7 +578,7 @@ mod tests {
 
     #[test]
     fn findings_name_their_file() {
-        let dir = bundle(&[
+        let dir = crate::testkit::tree(&[
             ("manifests/csv.yaml", CSV),
             ("metadata/zz.yaml", "annotations: {}\n"),
         ]);

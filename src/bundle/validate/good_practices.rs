@@ -4,14 +4,14 @@
 //! memory requests, channel names outside the recommended convention, CRD
 //! descriptions, permissions to create CRDs, and the bundle name format.
 
-use super::csv::{list, text};
+use super::csv::{list, strings, text};
 use super::message::{self, Level};
-use super::Diagnostic;
 use crate::bundle::rules::{
     finding, GOOD_PRACTICES_BUNDLE_NAME, GOOD_PRACTICES_CHANNEL_NAMING,
     GOOD_PRACTICES_CRD_DESCRIPTION, GOOD_PRACTICES_NO_DEPLOYMENT, GOOD_PRACTICES_RBAC_CREATES_CRDS,
     GOOD_PRACTICES_RESOURCE_REQUESTS,
 };
+use crate::diag::Diagnostic;
 use crate::semver::Version;
 use serde_json::Value;
 
@@ -164,34 +164,16 @@ fn creates_crds(csv: &Value) -> bool {
         .flat_map(|key| {
             list(csv, &["spec", "install", "spec", key])
                 .iter()
-                .flat_map(|p| {
-                    p.get("rules")
-                        .and_then(Value::as_array)
-                        .map(Vec::as_slice)
-                        .unwrap_or_default()
-                })
+                .flat_map(|p| list(p, &["rules"]))
         });
-    let strings = |rule: &Value, key: &str| -> Vec<String> {
-        rule.get(key)
-            .and_then(Value::as_array)
-            .map(|l| {
-                l.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     rules.into_iter().any(|rule| {
-        strings(rule, "apiGroups")
-            .iter()
-            .any(|g| g == "apiextensions.k8s.io")
-            && strings(rule, "resources")
+        strings(rule, &["apiGroups"]).contains(&"apiextensions.k8s.io")
+            && strings(rule, &["resources"])
                 .iter()
-                .any(|r| ["customresourcedefinitions", "*", "[*]"].contains(&r.as_str()))
-            && strings(rule, "verbs")
+                .any(|r| ["customresourcedefinitions", "*", "[*]"].contains(r))
+            && strings(rule, &["verbs"])
                 .iter()
-                .any(|v| ["create", "*", "[*]", "patch"].contains(&v.as_str()))
+                .any(|v| ["create", "*", "[*]", "patch"].contains(v))
     })
 }
 

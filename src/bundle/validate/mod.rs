@@ -20,62 +20,14 @@ pub mod kinds;
 mod message;
 mod object_meta;
 mod operatorhub;
+mod options;
 mod registry;
 mod shape;
 
 use std::path::Path;
 
 pub use crate::diag::{Diagnostic, Severity};
-
-/// The optional validators (`-o/--optional-validators`), a closed set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Optional {
-    OperatorHub,
-    BundleObjects,
-    GoodPractices,
-}
-
-impl Optional {
-    pub const ALL: [Optional; 3] = [
-        Optional::OperatorHub,
-        Optional::BundleObjects,
-        Optional::GoodPractices,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Optional::OperatorHub => "operatorhub",
-            Optional::BundleObjects => "bundle-objects",
-            Optional::GoodPractices => "good-practices",
-        }
-    }
-
-    /// Parses a comma-separated list (items trimmed, empty items ignored);
-    /// an unknown name is an error naming it and the valid names.
-    pub fn parse_list(value: &str) -> Result<Vec<Optional>, String> {
-        let mut selected = Vec::new();
-        for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let Some(found) = Optional::ALL.iter().find(|o| o.name() == item) else {
-                let names: Vec<&str> = Optional::ALL.iter().map(|o| o.name()).collect();
-                return Err(format!(
-                    "invalid optional validator {}: must be one or more of [{}]",
-                    crate::encoding::json::go_quote(item),
-                    names.join(", ")
-                ));
-            };
-            if !selected.contains(found) {
-                selected.push(*found);
-            }
-        }
-        Ok(selected)
-    }
-}
-
-/// What to run besides the default checks.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    pub optional: Vec<Optional>,
-}
+pub use options::{Optional, Options};
 
 /// Everything found in one bundle, in check order.
 #[derive(Debug, Clone, Default, PartialEq)]

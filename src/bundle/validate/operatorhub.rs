@@ -5,10 +5,10 @@
 //! Reads `OPERATOR_BUNDLE_CATEGORIES` (a JSON file `{"categories": [...]}`)
 //! as upstream does, to replace the standard category list.
 
-use super::csv::{annotations, list, text};
+use super::csv::{annotations, list, strings, text};
 use super::message::{self, Level};
-use super::Diagnostic;
 use crate::bundle::rules::{finding, OPERATORHUB_CSV_INVALID, OPERATORHUB_ICON_MISSING};
+use crate::diag::Diagnostic;
 use crate::encoding::json::go_quote;
 use crate::semver::Version;
 use serde_json::Value;
@@ -201,16 +201,10 @@ fn custom_categories(path: &str) -> Result<Vec<String>, String> {
     })?;
     let value: Value =
         serde_json::from_slice(&data).map_err(|e| format!("unmarshaling category file: {e}"))?;
-    Ok(value
-        .get("categories")
-        .and_then(Value::as_array)
-        .map(|l| {
-            l.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default())
+    Ok(strings(&value, &["categories"])
+        .into_iter()
+        .map(str::to_string)
+        .collect())
 }
 
 /// Characters RFC 5322 allows in an atom.

@@ -9,12 +9,12 @@ use super::crd::{self, CrdVersion};
 use super::csv::{at, list, text};
 use super::message::{self, Level};
 use super::shape::{self, Ty};
-use super::Diagnostic;
 use crate::bundle::parse::{csv_release, csv_version};
 use crate::bundle::rules::{
     finding, BUNDLE_CRD_NOT_OWNED, BUNDLE_CSV_MISSING, BUNDLE_CSV_MULTIPLE, BUNDLE_CSV_UNREADABLE,
     BUNDLE_CSV_VERSION_INVALID, BUNDLE_OWNED_CRD_MISSING, BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR,
 };
+use crate::diag::Diagnostic;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -94,64 +94,37 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
         })
         .collect();
     let mut shipped = crd_keys(objects);
+    let mut api = |rule, level, key: &Key, text: String| {
+        push(rule, message::api(level, "", Some(&key.dump()), &text));
+    };
+    let bundle = crate::encoding::json::go_quote(name);
     for key in &owned {
         if shipped.remove(key) {
             continue;
         }
-        push(
-            BUNDLE_OWNED_CRD_MISSING,
-            message::api(
-                Level::Error,
-                "",
-                Some(&key.dump()),
-                &format!(
-                    "owned CRD {} not found in bundle {}",
-                    key.label(),
-                    crate::encoding::json::go_quote(name)
-                ),
-            ),
-        );
+        let text = format!("owned CRD {} not found in bundle {bundle}", key.label());
+        api(BUNDLE_OWNED_CRD_MISSING, Level::Error, key, text);
     }
     for key in shipped.iter().filter(|k| !owned.contains(k)) {
-        push(
-            BUNDLE_CRD_NOT_OWNED,
-            message::api(
-                Level::Warning,
-                "",
-                Some(&key.dump()),
-                &format!(
-                    "CRD {} is present in bundle {} but not defined in CSV",
-                    key.label(),
-                    crate::encoding::json::go_quote(name)
-                ),
-            ),
+        let text = format!(
+            "CRD {} is present in bundle {bundle} but not defined in CSV",
+            key.label()
         );
+        api(BUNDLE_CRD_NOT_OWNED, Level::Warning, key, text);
     }
 
+    let unreadable = |e: String, what: &str| {
+        let text = format!("error getting bundle CSV {what}");
+        message::api(Level::Error, "", Some(&e), &text)
+    };
     if let Err(e) = csv_version(csv) {
-        push(
-            BUNDLE_CSV_VERSION_INVALID,
-            message::api(
-                Level::Error,
-                "",
-                Some(&e),
-                "error getting bundle CSV version",
-            ),
-        );
+        push(BUNDLE_CSV_VERSION_INVALID, unreadable(e, "version"));
         return;
     }
     let release = match csv_release(csv) {
         Ok(release) => release,
         Err(e) => {
-            push(
-                BUNDLE_CSV_VERSION_INVALID,
-                message::api(
-                    Level::Error,
-                    "",
-                    Some(&e),
-                    "error getting bundle CSV release version",
-                ),
-            );
+            push(BUNDLE_CSV_VERSION_INVALID, unreadable(e, "release version"));
             return;
         }
     };
