@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Draws the results of `scripts/bench --scale` as a PNG: wall time and peak
+"""Draws the results of `scripts/bench --scale` as a PNG: CPU time and peak
 memory of each command against catalog size, one panel each.
 
     scripts/scale-plot.py RESULTS.tsv OUT.png
 
 RESULTS.tsv has one line per measurement: size in MB, command, wall seconds,
-peak RSS in MB, CPU seconds (tab-separated; the plot shows wall time). Python's standard library only: the PNG is written
+peak RSS in MB, CPU seconds (tab-separated). The plot shows CPU time (user +
+system), which other work on a shared machine disturbs far less than wall time. Python's standard library only: the PNG is written
 with zlib and struct, the text with the small bitmap font below.
 """
 
@@ -26,6 +27,9 @@ FONT = {
     "7": "#####|....#|...#.|..#..|.#...|.#...|.#...",
     "8": ".###.|#...#|#...#|.###.|#...#|#...#|.###.",
     "9": ".###.|#...#|#...#|.####|....#|...#.|.##..",
+    "C": ".###.|#...#|#....|#....|#....|#...#|.###.",
+    "P": "####.|#...#|#...#|####.|#....|#....|#....",
+    "U": "#...#|#...#|#...#|#...#|#...#|#...#|.###.",
     ".": ".....|.....|.....|.....|.....|.##..|.##..",
     "-": ".....|.....|.....|#####|.....|.....|.....",
     "/": ".....|....#|...#.|..#..|.#...|#....|.....",
@@ -187,16 +191,16 @@ def main():
     for line in open(sys.argv[1]):
         if not line.strip():
             continue
-        size_mb, command, seconds, rss_mb = line.rstrip("\n").split("\t")[:4]
+        size_mb, command, _wall, rss_mb, cpu = line.rstrip("\n").split("\t")
         gb = float(size_mb) / 1000
-        times.setdefault(command, []).append((gb, float(seconds)))
+        times.setdefault(command, []).append((gb, float(cpu)))
         memory.setdefault(command, []).append((gb, float(rss_mb)))
     for series in (times, memory):
         for points in series.values():
             points.sort()
     xmax = max(x for points in times.values() for x, _ in points)
     canvas = Canvas(960, 420)
-    panel(canvas, 80, 40, 360, 280, "wall time (s)", times, xmax)
+    panel(canvas, 80, 40, 360, 280, "CPU time (s)", times, xmax)
     panel(canvas, 570, 40, 360, 280, "peak RSS (MB)", memory, xmax)
     x = 80
     for command in times:
