@@ -1,7 +1,35 @@
-//! Every real catalog of the shared corpus validates and renders in both formats.
+//! Every real catalog of the shared corpus validates and renders in both formats,
+//! byte for byte as recorded.
 
 use crate::util::Test;
-use std::path::PathBuf;
+use sha2::Digest as _;
+use std::path::{Path, PathBuf};
+
+/// The SHA-256 of every corpus catalog's rendering, `<hex>  <catalog>.<format>`
+/// per line (`scripts/render-check --record` writes it).
+const RECORDED: &str = include_str!("../testdata/corpus-render.sha256");
+
+/// The recorded digest of `catalog`'s rendering in `format`.
+fn recorded_digest(catalog: &Path, format: &str) -> &'static str {
+    let name = format!(
+        "{}.{format}",
+        catalog.file_name().expect("catalog name").to_string_lossy()
+    );
+    RECORDED
+        .lines()
+        .find_map(|line| {
+            let (digest, file) = line.split_once("  ")?;
+            (file == name).then_some(digest)
+        })
+        .unwrap_or_else(|| panic!("no digest recorded for {name} in testdata/corpus-render.sha256"))
+}
+
+fn sha256_hex(text: &str) -> String {
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
 
 /// The corpus catalogs, or `None` (the test is skipped) without the kit.
 fn corpus_catalogs() -> Option<Vec<PathBuf>> {
@@ -16,13 +44,15 @@ fn corpus_catalogs() -> Option<Vec<PathBuf>> {
     Some(dirs)
 }
 
+/// Renderings are compared with digests recorded before any change meant to
+/// leave output alone (a faster loader or writer): a changed byte fails here.
 #[test]
 fn corpus_catalogs_validate_and_render() {
     let Some(catalogs) = corpus_catalogs() else {
         return;
     };
-    for dir in catalogs {
-        let dir = dir.to_str().expect("utf-8 path").to_string();
+    for path in catalogs {
+        let dir = path.to_str().expect("utf-8 path").to_string();
         Test::new().args(["validate", &dir]).run().success();
         let json = Test::new().args(["render", &dir]).run().success();
         let documents = serde_json::Deserializer::from_str(&json.stdout)
@@ -39,6 +69,13 @@ fn corpus_catalogs_validate_and_render() {
             documents.len(),
             "{dir}: YAML and JSON renderings hold different numbers of blobs"
         );
+        for (format, text) in [("json", &json.stdout), ("yaml", &yaml.stdout)] {
+            assert_eq!(
+                sha256_hex(text),
+                recorded_digest(&path, format),
+                "{dir}: the {format} rendering differs from the recorded one (scripts/render-check shows which)"
+            );
+        }
     }
 }
 

@@ -27,12 +27,16 @@ pub fn load(
     .run()
 }
 
-/// Brings back the bundle objects the loader deferred, for every bundle.
+/// Brings back the bundle objects and package icons the loader deferred,
+/// for every bundle and package.
 ///
 /// # Errors
 /// A catalog file that changed or vanished since it was loaded.
 pub fn restore_all(config: &mut DeclarativeConfig) -> Result<(), RenderError> {
     let mut cache: DocumentCache = None;
+    for package in &mut config.packages {
+        Render::restore_icon(package, &mut cache)?;
+    }
     for bundle in &mut config.bundles {
         Render::restore_objects(bundle, &mut cache)?;
     }

@@ -74,6 +74,7 @@ impl Init {
             description,
             properties: Vec::new(),
             origin: None,
+            deferred: None,
         })
     }
 }

@@ -8,7 +8,7 @@ use crate::declcfg::load::{
     load_dir_counted, read_deferred, BundleObjects, LoadError, LoadProgress,
 };
 use crate::declcfg::write::DocumentCache;
-use crate::declcfg::{Blob, Bundle, DeclarativeConfig};
+use crate::declcfg::{Blob, Bundle, DeclarativeConfig, Deferred, Package};
 use crate::encoding::json::go_quote;
 use crate::image::PullOptions;
 use crate::property::{BUNDLE_OBJECT, CSV_METADATA};
@@ -281,12 +281,14 @@ impl Render {
         }
     }
 
-    /// Brings back a deferred bundle's objects just before it is written.
+    /// Brings back a deferred bundle's objects or package's icon just before
+    /// it is written.
     pub fn prepare(blob: &mut Blob, cache: &mut DocumentCache) -> Result<(), RenderError> {
-        let Blob::Bundle(bundle) = blob else {
-            return Ok(());
-        };
-        Render::restore_objects(bundle, cache)
+        match blob {
+            Blob::Bundle(bundle) => Render::restore_objects(bundle, cache),
+            Blob::Package(package) => Render::restore_icon(package, cache),
+            _ => Ok(()),
+        }
     }
 
     /// Brings back a deferred bundle's objects (nothing to do for others).
@@ -297,12 +299,26 @@ impl Render {
         let Some(deferred) = bundle.deferred.take() else {
             return Ok(());
         };
-        let fresh = read_deferred(&deferred, cache).map_err(|e| RenderError::Reference {
-            reference: e.path.clone(),
-            message: e.message,
-        })?;
+        let Blob::Bundle(fresh) = read_again(&deferred, cache)? else {
+            return Err(changed(&deferred));
+        };
         bundle.properties = fresh.properties;
         post_process(bundle);
+        Ok(())
+    }
+
+    /// Brings back a deferred package's icon (nothing to do for others).
+    pub fn restore_icon(
+        package: &mut Package,
+        cache: &mut DocumentCache,
+    ) -> Result<(), RenderError> {
+        let Some(deferred) = package.deferred.take() else {
+            return Ok(());
+        };
+        let Blob::Package(fresh) = read_again(&deferred, cache)? else {
+            return Err(changed(&deferred));
+        };
+        package.icon = fresh.icon;
         Ok(())
     }
 
@@ -333,6 +349,23 @@ impl Render {
                 })?,
         };
         parsed.render(&image).map_err(|e| e.to_string())
+    }
+}
+
+/// The blob a deferred bundle or package came from, read again.
+fn read_again(deferred: &Deferred, cache: &mut DocumentCache) -> Result<Blob, RenderError> {
+    read_deferred(deferred, cache).map_err(|e| RenderError::Reference {
+        reference: e.path,
+        message: e.message,
+    })
+}
+
+/// The blob read again is of another kind: the file changed since it was loaded.
+fn changed(deferred: &Deferred) -> RenderError {
+    let path = deferred.file.display().to_string();
+    RenderError::Reference {
+        message: format!("{path} changed while it was being read"),
+        reference: path,
     }
 }
 

@@ -351,6 +351,7 @@ fn decode_package(map: &mut Map<String, Value>, origin: Option<Origin>) -> Resul
         description,
         properties,
         origin,
+        deferred: None,
     })
 }
 

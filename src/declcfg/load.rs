@@ -44,18 +44,21 @@ impl LoadProgress {
     }
 }
 
-/// What the loader keeps of `olm.bundle.object` values, the bulk of a
-/// catalog. They are always checked (a bad one fails the load, as upstream).
+/// What the loader keeps of a catalog's payload: the `olm.bundle.object`
+/// values and the image data of package icons, the bulk of a catalog. They
+/// are always checked (a bad one fails the load, as upstream).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BundleObjects {
     /// Keep them.
     Keep,
-    /// Replace them by `null` (validation only needs to know they exist).
+    /// Replace bundle objects by `null` and icon data by `None` (validation
+    /// only needs to know the objects exist, and no rule reads an icon).
     Drop,
-    /// Replace them by `null` and remember where the bundle came from, so
-    /// that a writer can read them again ([`read_deferred`]): rendering a large
-    /// catalog then never holds all of it in memory. Files too large to read
-    /// again cheaply, and YAML files, keep their objects.
+    /// Leave them out as [`BundleObjects::Drop`] does and remember where the
+    /// bundle or package came from, so that a writer can read them again
+    /// ([`read_deferred`]): rendering a large catalog then never holds all of
+    /// it in memory. Files too large to read again cheaply, and YAML files,
+    /// keep their payload.
     Defer,
 }
 
@@ -244,6 +247,23 @@ pub fn strip_objects(blob: &mut Blob) -> bool {
     stripped
 }
 
+/// Drops the image data of a package's icon (what [`BundleObjects::Drop`]
+/// keeps of it); true when there was any.
+fn strip_icon(blob: &mut Blob) -> bool {
+    match blob {
+        Blob::Package(package) => package
+            .icon
+            .as_mut()
+            .is_some_and(|icon| icon.base64.take().is_some()),
+        _ => false,
+    }
+}
+
+/// Strips a blob's payload: bundle objects and icon data.
+fn strip_payload(blob: &mut Blob) -> bool {
+    strip_objects(blob) | strip_icon(blob)
+}
+
 fn parse_file_with(
     bytes: &[u8],
     display: &str,
@@ -289,15 +309,18 @@ fn parse_file_spans(
             match (objects, defer) {
                 (BundleObjects::Keep, _) | (BundleObjects::Defer, None) => {}
                 (BundleObjects::Drop, _) => {
-                    strip_objects(&mut blob);
+                    strip_payload(&mut blob);
                 }
                 (BundleObjects::Defer, Some(file)) => {
-                    if strip_objects(&mut blob) {
-                        if let Blob::Bundle(bundle) = &mut blob {
-                            bundle.deferred = Some(super::Deferred {
-                                file: Arc::clone(file),
-                                document: index,
-                            });
+                    if strip_payload(&mut blob) {
+                        let deferred = Some(super::Deferred {
+                            file: Arc::clone(file),
+                            document: index,
+                        });
+                        match &mut blob {
+                            Blob::Bundle(bundle) => bundle.deferred = deferred,
+                            Blob::Package(package) => package.deferred = deferred,
+                            _ => {}
                         }
                     }
                 }
@@ -338,7 +361,7 @@ fn parse_file_spans(
         let mut blob = decode_blob(value, from_yaml, origin)
             .map_err(|DecodeError { message }| fail(message))?;
         if objects == BundleObjects::Drop {
-            strip_objects(&mut blob);
+            strip_payload(&mut blob);
         }
         blobs.push(blob);
     }
@@ -441,12 +464,13 @@ fn parse_one(
     parsed
 }
 
-/// Reads a deferred bundle's document again; `cache` holds the documents of
-/// the last file read, so consecutive bundles of one file parse it once.
+/// Reads a deferred bundle's or package's document again; `cache` holds the
+/// documents of the last file read, so consecutive blobs of one file parse it
+/// once.
 pub fn read_deferred(
     deferred: &super::Deferred,
     cache: &mut Option<(Arc<Path>, Vec<Option<serde_json::Value>>)>,
-) -> Result<super::Bundle, FileError> {
+) -> Result<Blob, FileError> {
     let display = deferred.file.display().to_string();
     let fail = |message: String| FileError {
         rule: BLOB_INVALID,
@@ -474,11 +498,7 @@ pub fn read_deferred(
         .ok_or_else(|| fail(format!("{display} changed while it was being read")))?;
     let mut value = value;
     sort_keys(&mut value);
-    match decode_blob_again(value, None) {
-        Ok(Blob::Bundle(bundle)) => Ok(bundle),
-        Ok(_) => Err(fail(format!("{display} changed while it was being read"))),
-        Err(e) => Err(fail(e.message)),
-    }
+    decode_blob_again(value, None).map_err(|e| fail(e.message))
 }
 
 /// Reads a catalog file of the tree `root` ([`crate::fsutil::read_input`]).

@@ -66,6 +66,10 @@ pub struct Package {
     pub description: String,
     pub properties: Vec<Property>,
     pub origin: Option<Origin>,
+    /// Set when the loader left the icon's image data behind (`base64` is
+    /// `None` here) to be read again from the file when the package is
+    /// written; see [`load::BundleObjects`].
+    pub deferred: Option<Deferred>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -106,7 +110,7 @@ pub struct Bundle {
     pub deferred: Option<Deferred>,
 }
 
-/// Where to find a bundle's document again.
+/// Where to find a bundle's or a package's document again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deferred {
     pub file: Arc<std::path::Path>,

@@ -91,12 +91,28 @@ pub fn write_blob(blob: &Blob, format: Format, out: &mut String) {
             write_json(blob, &mut pretty);
             out.push('\n');
         }
-        Format::Yaml => {
-            out.push_str("---\n");
-            let mut bytes = Vec::new();
-            yaml_write::write_document(&blob_to_value(blob), &mut bytes);
-            out.push_str(&String::from_utf8_lossy(&bytes));
-        }
+        Format::Yaml => write_yaml(&blob_to_value(blob), out),
+    }
+}
+
+/// [`write_blob`], taking the blob apart as it goes (no copy of its payload).
+fn write_blob_owned(blob: Blob, format: Format, out: &mut String) {
+    match format {
+        Format::Json => write_blob(&blob, format, out),
+        Format::Yaml => write_yaml(&into_value(blob), out),
+    }
+}
+
+/// Appends the YAML document of a blob's value.
+fn write_yaml(value: &Value, out: &mut String) {
+    out.push_str("---\n");
+    let mut bytes = Vec::new();
+    yaml_write::write_document(value, &mut bytes);
+    // The emitter copies whole characters of valid strings: the text is UTF-8, and
+    // checking that is much cheaper than a lossy conversion.
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.push_str(&String::from_utf8_lossy(&bytes)),
     }
 }
 
@@ -299,14 +315,14 @@ fn string(s: &str) -> Value {
     Value::String(s.to_string())
 }
 
-fn properties_value(properties: &[Property]) -> Value {
+fn properties_value(properties: Vec<Property>) -> Value {
     Value::Array(
         properties
-            .iter()
+            .into_iter()
             .map(|p| {
                 let mut m = Map::new();
-                m.insert("type".into(), string(&p.kind));
-                m.insert("value".into(), p.value.clone().unwrap_or(Value::Null));
+                m.insert("type".into(), Value::String(p.kind));
+                m.insert("value".into(), p.value.unwrap_or(Value::Null));
                 Value::Object(m)
             })
             .collect(),
@@ -315,50 +331,55 @@ fn properties_value(properties: &[Property]) -> Value {
 
 /// The JSON value upstream marshals for a blob (used for YAML output).
 pub fn blob_to_value(blob: &Blob) -> Value {
+    into_value(blob.clone())
+}
+
+/// [`blob_to_value`], taking the blob apart instead of copying it.
+fn into_value(blob: Blob) -> Value {
     let mut m = Map::new();
     match blob {
         Blob::Package(p) => {
             m.insert("schema".into(), string(SCHEMA_PACKAGE));
-            m.insert("name".into(), string(&p.name));
-            m.insert("defaultChannel".into(), string(&p.default_channel));
-            if let Some(icon) = &p.icon {
+            m.insert("name".into(), Value::String(p.name));
+            m.insert("defaultChannel".into(), Value::String(p.default_channel));
+            if let Some(icon) = p.icon {
                 let mut i = Map::new();
                 i.insert(
                     "base64data".into(),
-                    icon.base64.clone().map_or(Value::Null, Value::String),
+                    icon.base64.map_or(Value::Null, Value::String),
                 );
-                i.insert("mediatype".into(), string(&icon.media_type));
+                i.insert("mediatype".into(), Value::String(icon.media_type));
                 m.insert("icon".into(), Value::Object(i));
             }
             if !p.description.is_empty() {
-                m.insert("description".into(), string(&p.description));
+                m.insert("description".into(), Value::String(p.description));
             }
             if !p.properties.is_empty() {
-                m.insert("properties".into(), properties_value(&p.properties));
+                m.insert("properties".into(), properties_value(p.properties));
             }
         }
         Blob::Channel(c) => {
             m.insert("schema".into(), string(SCHEMA_CHANNEL));
-            m.insert("name".into(), string(&c.name));
-            m.insert("package".into(), string(&c.package));
-            let entries = c.entries.as_ref().map_or(Value::Null, |entries| {
+            m.insert("name".into(), Value::String(c.name));
+            m.insert("package".into(), Value::String(c.package));
+            let entries = c.entries.map_or(Value::Null, |entries| {
                 Value::Array(
                     entries
-                        .iter()
+                        .into_iter()
                         .map(|e| {
                             let mut o = Map::new();
-                            o.insert("name".into(), string(&e.name));
+                            o.insert("name".into(), Value::String(e.name));
                             if !e.replaces.is_empty() {
-                                o.insert("replaces".into(), string(&e.replaces));
+                                o.insert("replaces".into(), Value::String(e.replaces));
                             }
                             if !e.skips.is_empty() {
                                 o.insert(
                                     "skips".into(),
-                                    Value::Array(e.skips.iter().map(|s| string(s)).collect()),
+                                    Value::Array(e.skips.into_iter().map(Value::String).collect()),
                                 );
                             }
                             if !e.skip_range.is_empty() {
-                                o.insert("skipRange".into(), string(&e.skip_range));
+                                o.insert("skipRange".into(), Value::String(e.skip_range));
                             }
                             Value::Object(o)
                         })
@@ -367,29 +388,29 @@ pub fn blob_to_value(blob: &Blob) -> Value {
             });
             m.insert("entries".into(), entries);
             if !c.properties.is_empty() {
-                m.insert("properties".into(), properties_value(&c.properties));
+                m.insert("properties".into(), properties_value(c.properties));
             }
         }
         Blob::Bundle(b) => {
             m.insert("schema".into(), string(SCHEMA_BUNDLE));
             if !b.name.is_empty() {
-                m.insert("name".into(), string(&b.name));
+                m.insert("name".into(), Value::String(b.name));
             }
             if !b.package.is_empty() {
-                m.insert("package".into(), string(&b.package));
+                m.insert("package".into(), Value::String(b.package));
             }
-            m.insert("image".into(), string(&b.image));
+            m.insert("image".into(), Value::String(b.image));
             if !b.properties.is_empty() {
-                m.insert("properties".into(), properties_value(&b.properties));
+                m.insert("properties".into(), properties_value(b.properties));
             }
             if !b.related_images.is_empty() {
                 let items = b
                     .related_images
-                    .iter()
+                    .into_iter()
                     .map(|r| {
                         let mut o = Map::new();
-                        o.insert("name".into(), string(&r.name));
-                        o.insert("image".into(), string(&r.image));
+                        o.insert("name".into(), Value::String(r.name));
+                        o.insert("image".into(), Value::String(r.image));
                         Value::Object(o)
                     })
                     .collect();
@@ -398,20 +419,20 @@ pub fn blob_to_value(blob: &Blob) -> Value {
         }
         Blob::Deprecation(d) => {
             m.insert("schema".into(), string(SCHEMA_DEPRECATIONS));
-            m.insert("package".into(), string(&d.package));
-            let entries = d.entries.as_ref().map_or(Value::Null, |entries| {
+            m.insert("package".into(), Value::String(d.package));
+            let entries = d.entries.map_or(Value::Null, |entries| {
                 Value::Array(
                     entries
-                        .iter()
+                        .into_iter()
                         .map(|e| {
                             let mut r = Map::new();
-                            r.insert("schema".into(), string(&e.reference.schema));
+                            r.insert("schema".into(), Value::String(e.reference.schema));
                             if !e.reference.name.is_empty() {
-                                r.insert("name".into(), string(&e.reference.name));
+                                r.insert("name".into(), Value::String(e.reference.name));
                             }
                             let mut o = Map::new();
                             o.insert("reference".into(), Value::Object(r));
-                            o.insert("message".into(), string(&e.message));
+                            o.insert("message".into(), Value::String(e.message));
                             Value::Object(o)
                         })
                         .collect(),
@@ -419,7 +440,7 @@ pub fn blob_to_value(blob: &Blob) -> Value {
             });
             m.insert("entries".into(), entries);
         }
-        Blob::Other(meta) => return meta.blob.clone(),
+        Blob::Other(meta) => return meta.blob,
     }
     Value::Object(m)
 }
@@ -450,8 +471,9 @@ pub fn write_blobs<E: Send>(
         let mut text = String::new();
         for blob in chunk {
             prepare(blob, cache)?;
-            write_blob(blob, format, &mut text);
-            release(blob);
+            // Written blobs are dropped at once: their data is freed as the output goes.
+            let written = std::mem::replace(blob, Blob::Deprecation(Deprecation::default()));
+            write_blob_owned(written, format, &mut text);
         }
         Ok(text)
     };
@@ -528,12 +550,3 @@ pub fn write_blobs<E: Send>(
 
 /// The last file a writer worker read again, by document.
 pub type DocumentCache = Option<(std::sync::Arc<std::path::Path>, Vec<Option<Value>>)>;
-
-/// Frees the bulky parts of a written blob.
-fn release(blob: &mut Blob) {
-    match blob {
-        Blob::Bundle(bundle) => bundle.properties = Vec::new(),
-        Blob::Other(meta) => meta.blob = Value::Null,
-        _ => {}
-    }
-}

@@ -146,9 +146,12 @@ impl Outcome {
         match loaded {
             Err(error) => Outcome::Load(error),
             Ok(config) => {
-                let mut verdict =
-                    validate_converted_with(&convert::convert(&config), registry::ALL, strict);
-                if config.is_empty() {
+                let empty = config.is_empty();
+                // The rules read the model only: the loaded blobs go before they run.
+                let conversion = convert::convert(&config);
+                drop(config);
+                let mut verdict = validate_converted_with(&conversion, registry::ALL, strict);
+                if empty {
                     verdict.diagnostics.insert(
                         0,
                         Diagnostic {
