@@ -1,9 +1,10 @@
 //! JSON writers with Go `encoding/json` bytes: compact or indented, with or
 //! without HTML escaping, numbers written with their exact text. Also Go's
-//! `%q` string quoting used in upstream messages, and the parser of single JSON
-//! documents that accepts Go's nesting depth.
+//! `%q` string quoting used in upstream messages, the parser of single JSON
+//! documents that accepts Go's nesting depth, and Go's case-insensitive match of
+//! object keys to struct fields.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
 /// Which bytes need attention when writing a JSON string: 1 = always
@@ -154,6 +155,17 @@ pub fn write_string(s: &str, out: &mut String, escape_html: bool) {
     }
     out.push_str(&s[start..]);
     out.push('"');
+}
+
+/// The value of `key` in `object`, matched without regard to case, as Go's
+/// `encoding/json` matches struct fields (an exact match wins).
+pub fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    object.get(key).or_else(|| {
+        object
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
+    })
 }
 
 /// The name Go's decoder uses for a JSON value's type in its errors.
