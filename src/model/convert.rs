@@ -483,7 +483,7 @@ impl Converter {
                     "package {} bundle {} must have exactly 1 {} property, found {}",
                     q(package),
                     q(name),
-                    q(property::TYPE_PACKAGE),
+                    q(crate::property::PACKAGE),
                     properties.packages.len()
                 ),
                 origin,
@@ -499,7 +499,7 @@ impl Converter {
                 format!(
                     "package {} does not match {} property {}",
                     q(package),
-                    q(property::TYPE_PACKAGE),
+                    q(crate::property::PACKAGE),
                     q(&package_property.package_name)
                 ),
                 origin,

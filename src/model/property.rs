@@ -6,15 +6,8 @@
 
 use crate::declcfg::Property;
 use crate::diag::go_quote;
+use crate::property as types;
 use serde_json::{Map, Value};
-
-pub const TYPE_PACKAGE: &str = "olm.package";
-pub const TYPE_PACKAGE_REQUIRED: &str = "olm.package.required";
-pub const TYPE_GVK: &str = "olm.gvk";
-pub const TYPE_GVK_REQUIRED: &str = "olm.gvk.required";
-pub const TYPE_BUNDLE_OBJECT: &str = "olm.bundle.object";
-pub const TYPE_CSV_METADATA: &str = "olm.csv.metadata";
-pub const TYPE_CHANNEL: &str = "olm.channel";
 
 /// The value of an `olm.package` property.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -87,7 +80,7 @@ pub fn parse(properties: &[Property]) -> Result<Properties, ParseError> {
             return Err(fail("unexpected end of JSON input".to_string()));
         };
         match property.kind.as_str() {
-            TYPE_PACKAGE => {
+            types::PACKAGE => {
                 check(&Shape::Struct(&PACKAGE), value).map_err(fail)?;
                 out.packages.push(PackageProperty {
                     package_name: string_field(value, "packageName"),
@@ -95,15 +88,15 @@ pub fn parse(properties: &[Property]) -> Result<Properties, ParseError> {
                     release: string_field(value, "release"),
                 });
             }
-            TYPE_PACKAGE_REQUIRED => {
+            types::PACKAGE_REQUIRED => {
                 check(&Shape::Struct(&PACKAGE_REQUIRED), value).map_err(fail)?;
                 out.packages_required.push(PackageRequired {
                     package_name: string_field(value, "packageName"),
                     version_range: string_field(value, "versionRange"),
                 });
             }
-            TYPE_GVK | TYPE_GVK_REQUIRED => {
-                let shape = if property.kind == TYPE_GVK {
+            types::GVK | types::GVK_REQUIRED => {
+                let shape = if property.kind == types::GVK {
                     &GVK
                 } else {
                     &GVK_REQUIRED
@@ -114,13 +107,13 @@ pub fn parse(properties: &[Property]) -> Result<Properties, ParseError> {
                     kind: string_field(value, "kind"),
                     version: string_field(value, "version"),
                 };
-                if property.kind == TYPE_GVK {
+                if property.kind == types::GVK {
                     out.gvks.push(gvk);
                 } else {
                     out.gvks_required.push(gvk);
                 }
             }
-            TYPE_BUNDLE_OBJECT => {
+            types::BUNDLE_OBJECT => {
                 check(&Shape::Struct(&BUNDLE_OBJECT), value).map_err(fail)?;
                 let size = match field(value, "data") {
                     Some(Value::String(text)) => go_base64(text).map_err(fail)?,
@@ -128,11 +121,11 @@ pub fn parse(properties: &[Property]) -> Result<Properties, ParseError> {
                 };
                 out.bundle_objects.push(BundleObject { size });
             }
-            TYPE_CSV_METADATA => {
+            types::CSV_METADATA => {
                 check(&Shape::Struct(&CSV_METADATA), value).map_err(fail)?;
                 out.csv_metadatas.push(value.clone());
             }
-            TYPE_CHANNEL => {
+            types::CHANNEL => {
                 check(&Shape::Struct(&CHANNEL), value).map_err(fail)?;
                 out.channels.push(string_field(value, "channelName"));
             }
@@ -465,25 +458,25 @@ mod tests {
     fn parses_known_types() {
         let properties = vec![
             prop(
-                TYPE_PACKAGE,
+                types::PACKAGE,
                 json!({"packageName": "foo", "version": "1.0.0", "release": "2"}),
             ),
             prop(
-                TYPE_GVK,
+                types::GVK,
                 json!({"group": "g", "kind": "K", "version": "v1"}),
             ),
             prop(
-                TYPE_GVK_REQUIRED,
+                types::GVK_REQUIRED,
                 json!({"group": "g", "kind": "R", "version": "v1"}),
             ),
             prop(
-                TYPE_PACKAGE_REQUIRED,
+                types::PACKAGE_REQUIRED,
                 json!({"packageName": "bar", "versionRange": ">=1.0.0"}),
             ),
-            prop(TYPE_BUNDLE_OBJECT, json!({"data": "eyJhIjoxfQ=="})),
-            prop(TYPE_CHANNEL, json!({"channelName": "stable"})),
+            prop(types::BUNDLE_OBJECT, json!({"data": "eyJhIjoxfQ=="})),
+            prop(types::CHANNEL, json!({"channelName": "stable"})),
             prop(
-                TYPE_CSV_METADATA,
+                types::CSV_METADATA,
                 json!({"displayName": "Foo", "keywords": ["a"]}),
             ),
             prop("olm.label", json!(["anything", 1])),
@@ -511,22 +504,22 @@ mod tests {
         let cases: Vec<(&str, Property, &str)> = vec![
             (
                 "error/gvk-string",
-                prop(TYPE_GVK, json!("x")),
+                prop(types::GVK, json!("x")),
                 "parse property[0] of type \"olm.gvk\": json: cannot unmarshal string into Go value of type property.GVK",
             ),
             (
                 "error/package-required-array",
-                prop(TYPE_PACKAGE_REQUIRED, json!([])),
+                prop(types::PACKAGE_REQUIRED, json!([])),
                 "parse property[0] of type \"olm.package.required\": json: cannot unmarshal array into Go value of type property.PackageRequired",
             ),
             (
                 "error/package-name-number",
-                prop(TYPE_PACKAGE, json!({"packageName": 5, "version": "1.0.0"})),
+                prop(types::PACKAGE, json!({"packageName": 5, "version": "1.0.0"})),
                 "parse property[0] of type \"olm.package\": json: cannot unmarshal number into Go struct field Package.packageName of type string",
             ),
             (
                 "error/package-name-case-insensitive",
-                prop(TYPE_PACKAGE, json!({"PACKAGENAME": true})),
+                prop(types::PACKAGE, json!({"PACKAGENAME": true})),
                 "parse property[0] of type \"olm.package\": json: cannot unmarshal bool into Go struct field Package.packageName of type string",
             ),
             (
@@ -536,22 +529,22 @@ mod tests {
             ),
             (
                 "error/bad-base64",
-                prop(TYPE_BUNDLE_OBJECT, json!({"data": "!!!!"})),
+                prop(types::BUNDLE_OBJECT, json!({"data": "!!!!"})),
                 "parse property[0] of type \"olm.bundle.object\": illegal base64 data at input byte 0",
             ),
             (
                 "error/bundle-object-number",
-                prop(TYPE_BUNDLE_OBJECT, json!({"data": 1})),
+                prop(types::BUNDLE_OBJECT, json!({"data": 1})),
                 "parse property[0] of type \"olm.bundle.object\": json: cannot unmarshal number into Go struct field BundleObject.data of type []uint8",
             ),
             (
                 "error/csv-metadata-nested",
-                prop(TYPE_CSV_METADATA, json!({"installModes": [{"type": "OwnNamespace", "supported": "yes"}]})),
+                prop(types::CSV_METADATA, json!({"installModes": [{"type": "OwnNamespace", "supported": "yes"}]})),
                 "parse property[0] of type \"olm.csv.metadata\": json: cannot unmarshal string into Go struct field InstallMode.installModes.supported of type bool",
             ),
             (
                 "error/csv-metadata-map-value",
-                prop(TYPE_CSV_METADATA, json!({"annotations": {"a": 1}})),
+                prop(types::CSV_METADATA, json!({"annotations": {"a": 1}})),
                 "parse property[0] of type \"olm.csv.metadata\": json: cannot unmarshal number into Go struct field CSVMetadata.annotations of type string",
             ),
         ];
@@ -563,7 +556,7 @@ mod tests {
 
     #[test]
     fn null_values_decode_to_zero() {
-        let parsed = parse(&[prop(TYPE_PACKAGE, Value::Null)]).expect("null is accepted");
+        let parsed = parse(&[prop(types::PACKAGE, Value::Null)]).expect("null is accepted");
         assert_eq!(parsed.packages, vec![PackageProperty::default()]);
     }
 
@@ -571,10 +564,10 @@ mod tests {
     fn index_points_at_failing_property() {
         let properties = vec![
             prop(
-                TYPE_PACKAGE,
+                types::PACKAGE,
                 json!({"packageName": "foo", "version": "1.0.0"}),
             ),
-            prop(TYPE_GVK, json!(1)),
+            prop(types::GVK, json!(1)),
         ];
         assert_eq!(parse(&properties).expect_err("bad gvk").index, 1);
     }
