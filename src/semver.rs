@@ -1175,18 +1175,7 @@ mod tests {
             "\n",
             "\u{0}",
         ];
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for _ in 0..3000 {
-            let len = (next() % 12) as usize;
-            let s: String = (0..len)
-                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
-                .collect();
+        for s in crate::testkit::random_strings(0x9e37_79b9_7f4a_7c15, ALPHABET, 12, 3000) {
             if let Ok(parsed) = Version::parse(&s) {
                 assert_eq!(parsed.to_string(), s);
             }

@@ -880,18 +880,7 @@ mod tests {
             "\u{0}",
             "+",
         ];
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for _ in 0..3000 {
-            let len = (next() % 10) as usize;
-            let s: String = (0..len)
-                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
-                .collect();
+        for s in crate::testkit::random_strings(0x2545_f491_4f6c_dd1d, ALPHABET, 10, 3000) {
             if let Ok(r) = Reference::parse_normalized(&s) {
                 assert_eq!(
                     Reference::parse_normalized(&r.to_string()),
