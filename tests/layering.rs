@@ -119,7 +119,11 @@ fn src_modules_depend_one_way() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     read_tree(&src, &src, &mut files);
-    assert!(files.len() > 50, "read only {} files below src/", files.len());
+    assert!(
+        files.len() > 50,
+        "read only {} files below src/",
+        files.len()
+    );
     let problems = violations(&files);
     assert!(
         problems.is_empty(),
@@ -146,7 +150,10 @@ fn an_upward_or_sideways_use_is_reported() {
         ),
         ("newmod.rs".to_string(), "fn f() {}\n".to_string()),
         ("cel.rs".to_string(), "use crate::nowhere::X;\n".to_string()),
-        ("lib.rs".to_string(), "use crate::commands::x;\n".to_string()),
+        (
+            "lib.rs".to_string(),
+            "use crate::commands::x;\n".to_string(),
+        ),
     ];
     let problems = violations(&files);
     assert_eq!(problems.len(), 4, "{problems:#?}");
