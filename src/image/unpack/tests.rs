@@ -1,4 +1,5 @@
 use super::*;
+use std::io::Write as _;
 
 use std::os::unix::fs::PermissionsExt as _;
 
