@@ -125,16 +125,7 @@ pub(crate) fn read_layout(
     let mut config_bytes = Vec::new();
     copy_blob(dir, BlobKind::Config, config, &mut config_bytes)?;
     let labels = config_labels(&config_bytes, &config.digest)?;
-    let total = manifest
-        .layers
-        .iter()
-        .fold(0u64, |sum, layer| sum.saturating_add(layer.size));
-    if total > MAX_LAYERS_SIZE {
-        return Err(PullErrorKind::TooLarge {
-            what: format!("the layer data of the image ({total} bytes)"),
-            limit: MAX_LAYERS_SIZE,
-        });
-    }
+    manifest.check_layers_size()?;
     let temp = crate::image::temp_dir().map_err(|source| PullErrorKind::Io {
         path: std::env::temp_dir(),
         source,
