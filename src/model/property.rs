@@ -7,7 +7,7 @@
 use crate::declcfg::Property;
 use crate::diag::go_quote;
 use crate::property as types;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The value of an `olm.package` property.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -411,23 +411,18 @@ fn lookup_field(shape: &StructShape, key: &str) -> Option<(&'static str, &'stati
         .fields
         .iter()
         .find(|(name, _)| *name == key)
-        .or_else(|| shape.fields.iter().find(|(name, _)| fold_eq(name, key)))
+        .or_else(|| {
+            shape
+                .fields
+                .iter()
+                .find(|(name, _)| crate::encoding::json::folds_to(key, name))
+        })
         .map(|(name, field_shape)| (*name, field_shape))
-}
-
-fn fold_eq(a: &str, b: &str) -> bool {
-    a.eq_ignore_ascii_case(b) || a.to_lowercase() == b.to_lowercase()
 }
 
 /// The member of `object` that Go would decode into the field named `name`.
 fn field<'a>(value: &'a Value, name: &str) -> Option<&'a Value> {
-    let object: &Map<String, Value> = value.as_object()?;
-    object.get(name).or_else(|| {
-        object
-            .iter()
-            .find(|(key, _)| fold_eq(key, name))
-            .map(|(_, item)| item)
-    })
+    crate::encoding::json::field(value.as_object()?, name)
 }
 
 fn string_field(value: &Value, name: &str) -> String {
