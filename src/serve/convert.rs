@@ -11,7 +11,7 @@ use super::index::{Entry, ReadError};
 use crate::declcfg::load::sort_keys;
 use crate::declcfg::{Bundle, Package, Property};
 use crate::encoding::json::{go_quote as q, write_compact};
-use crate::encoding::yaml_read::yaml_bytes_to_json;
+use crate::encoding::yaml_read::{yaml_bytes_to_json, YamlError};
 use crate::model::property;
 use serde_json::{Map, Value};
 
@@ -101,7 +101,7 @@ pub fn bundle(
             };
             let data = crate::property::bundle_object_data(property.value.as_ref())
                 .map_err(|e| object_fail(e.to_string()))?;
-            object.push(object_json(&data).map_err(object_fail)?);
+            object.push(object_json(&data).map_err(|e| object_fail(e.message().to_string()))?);
         }
         if let Some(found) = object.iter().find(|o| is_csv(o)) {
             csv_json.clone_from(found);
@@ -216,10 +216,10 @@ fn is_csv(object: &str) -> bool {
 /// A bundle object's data as upstream's `yaml.ToJSON` gives it: compact,
 /// keys sorted, HTML-escaped. JSON whose numbers are all plain integers
 /// converts to itself; anything else takes the YAML path.
-pub fn object_json(data: &[u8]) -> Result<String, String> {
+pub fn object_json(data: &[u8]) -> Result<String, YamlError> {
     let value = match serde_json::from_slice::<Value>(data) {
         Ok(value) if plain_numbers(&value) => value,
-        _ => yaml_bytes_to_json(data).map_err(|e| e.message().to_string())?,
+        _ => yaml_bytes_to_json(data)?,
     };
     let mut value = value;
     sort_keys(&mut value);
