@@ -59,8 +59,30 @@ pub struct Properties {
 pub struct ParseError {
     pub index: usize,
     pub kind: String,
-    /// Go's `encoding/json` wording of the problem.
-    pub reason: String,
+    #[source]
+    pub reason: DecodeProblem,
+}
+
+/// Why a property value does not decode, in Go's `encoding/json` words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeProblem {
+    /// The property has no `value` key.
+    #[error("unexpected end of JSON input")]
+    Missing,
+    /// A JSON value (`string`, `number 300`) where the Go type `target` is expected; `field`
+    /// is `Struct.path.to.field` when the value is inside a struct.
+    #[error("json: cannot unmarshal {found} into {}", match .field {
+        Some(field) => format!("Go struct field {field} of type {target}"),
+        None => format!("Go value of type {target}"),
+    })]
+    Mismatch {
+        found: String,
+        target: String,
+        field: Option<String>,
+    },
+    /// A `[]byte` field whose base64 does not decode.
+    #[error(transparent)]
+    Base64(#[from] crate::encoding::base64::CorruptInput),
 }
 
 /// Sorts `properties` into their known types, failing on the first value that does not
@@ -71,13 +93,13 @@ pub struct ParseError {
 pub fn parse(properties: &[Property]) -> Result<Properties, ParseError> {
     let mut out = Properties::default();
     for (index, property) in properties.iter().enumerate() {
-        let fail = |reason: String| ParseError {
+        let fail = |reason: DecodeProblem| ParseError {
             index,
             kind: property.kind.clone(),
             reason,
         };
         let Some(value) = property.value.as_ref() else {
-            return Err(fail("unexpected end of JSON input".to_string()));
+            return Err(fail(DecodeProblem::Missing));
         };
         match property.kind.as_str() {
             types::PACKAGE => {
@@ -116,7 +138,7 @@ pub fn parse(properties: &[Property]) -> Result<Properties, ParseError> {
             types::BUNDLE_OBJECT => {
                 check(&Shape::Struct(&BUNDLE_OBJECT), value).map_err(fail)?;
                 let size = match field(value, "data") {
-                    Some(Value::String(text)) => go_base64(text).map_err(fail)?,
+                    Some(Value::String(text)) => go_base64(text).map_err(|e| fail(e.into()))?,
                     _ => 0,
                 };
                 out.bundle_objects.push(BundleObject { size });
@@ -313,17 +335,17 @@ struct Context {
 }
 
 impl Context {
-    fn mismatch(&self, value: &Value, target: &str) -> String {
+    fn mismatch(&self, value: &Value, target: &str) -> DecodeProblem {
         self.mismatch_kind(crate::encoding::json::type_name(value), target)
     }
 
-    fn mismatch_kind(&self, kind: &str, target: &str) -> String {
-        match self.struct_name {
-            Some(name) => format!(
-                "json: cannot unmarshal {kind} into Go struct field {name}.{} of type {target}",
-                self.path.join(".")
-            ),
-            None => format!("json: cannot unmarshal {kind} into Go value of type {target}"),
+    fn mismatch_kind(&self, kind: &str, target: &str) -> DecodeProblem {
+        DecodeProblem::Mismatch {
+            found: kind.to_string(),
+            target: target.to_string(),
+            field: self
+                .struct_name
+                .map(|name| format!("{name}.{}", self.path.join("."))),
         }
     }
 }
@@ -332,12 +354,12 @@ impl Context {
 ///
 /// Go reports the first mismatch in document order; object keys are visited here in
 /// sorted order, which only differs when one value has several mismatches.
-fn check(shape: &Shape, value: &Value) -> Result<(), String> {
+fn check(shape: &Shape, value: &Value) -> Result<(), DecodeProblem> {
     let mut context = Context::default();
     check_in(shape, value, &mut context)
 }
 
-fn check_in(shape: &Shape, value: &Value, context: &mut Context) -> Result<(), String> {
+fn check_in(shape: &Shape, value: &Value, context: &mut Context) -> Result<(), DecodeProblem> {
     if value.is_null() {
         // Go leaves the target untouched for `null`.
         return Ok(());
@@ -352,7 +374,7 @@ fn check_in(shape: &Shape, value: &Value, context: &mut Context) -> Result<(), S
             _ => Err(context.mismatch(value, "bool")),
         },
         Shape::Bytes => match value {
-            Value::String(text) => go_base64(text).map(|_| ()),
+            Value::String(text) => go_base64(text).map(|_| ()).map_err(DecodeProblem::from),
             Value::Array(items) => {
                 for item in items {
                     match item {
@@ -436,8 +458,8 @@ fn string_field(value: &Value, name: &str) -> String {
 /// required, CR and LF ignored, non-zero trailing bits accepted.
 /// Checks base64 like Go's decoder and returns the decoded length, without
 /// keeping the bytes (validation only needs to know that they decode).
-fn go_base64(text: &str) -> Result<usize, String> {
-    crate::encoding::base64::validate_go(text.as_bytes()).map_err(|e| e.to_string())
+fn go_base64(text: &str) -> Result<usize, crate::encoding::base64::CorruptInput> {
+    crate::encoding::base64::validate_go(text.as_bytes())
 }
 
 #[cfg(test)]
@@ -571,7 +593,7 @@ mod tests {
     fn base64_ignores_newlines_and_reports_offsets() {
         assert_eq!(go_base64("YW\r\nJj").expect("valid"), 3);
         assert_eq!(
-            go_base64("YW*j").expect_err("bad byte"),
+            go_base64("YW*j").expect_err("bad byte").to_string(),
             "illegal base64 data at input byte 2"
         );
     }
