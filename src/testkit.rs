@@ -86,3 +86,29 @@ pub(crate) fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// `count` strings of fewer than `max_len` pieces of `alphabet`, drawn by a xorshift generator
+/// started at `seed`: odd but reproducible input for tests that a parser never panics and
+/// round-trips what it accepts.
+pub(crate) fn random_strings(
+    seed: u64,
+    alphabet: &[&str],
+    max_len: u64,
+    count: usize,
+) -> Vec<String> {
+    let mut seed = seed;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    (0..count)
+        .map(|_| {
+            let len = next() % max_len;
+            (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect()
+        })
+        .collect()
+}

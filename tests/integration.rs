@@ -24,6 +24,7 @@ mod image_build;
 mod image_hostile;
 mod image_tools;
 mod init;
+mod layering;
 mod malformed;
 mod registry_hostile;
 mod related_images;

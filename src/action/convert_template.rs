@@ -3,6 +3,7 @@
 //! upstream's `Meta` reads it (keys sorted at every level); for a basic
 //! template each `olm.bundle` is cut down to `{schema, image}`.
 
+use crate::encoding::json::field;
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::{Map, Value};
 
@@ -23,17 +24,6 @@ pub enum ConvertError {
     Blob(String),
     #[error("parse bundle: {0}")]
     Bundle(String),
-}
-
-/// The value of `key` in `object`, matched without regard to case, as Go's
-/// `encoding/json` matches struct fields (an exact match wins).
-pub fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    object.get(key).or_else(|| {
-        object
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v)
-    })
 }
 
 /// The blobs of a catalog stream, keys sorted, each checked to be an object.

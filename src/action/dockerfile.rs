@@ -101,18 +101,18 @@ fn clean(path: &str) -> String {
 }
 
 /// Parses repeated `-l/--extra-labels` values: each value split on commas with CSV rules (Go encoding/csv, as pflag's StringSlice does: quotes, `""` escapes, a bare quote is an error), then each item at the first `=`; returns sorted unique keys (last wins) or the error text (`invalid label "<item>"`, or the CSV error text pflag gives for a bare quote — see the conformance case).
-pub fn parse_labels(values: &[String]) -> Result<BTreeMap<String, String>, String> {
+pub fn parse_labels(values: &[String]) -> Result<BTreeMap<String, String>, LabelError> {
     // pflag parses every flag value before the command runs, so a CSV
     // error anywhere wins over a malformed label anywhere.
     let mut items = Vec::new();
     for value in values {
         match read_csv_record(value) {
             Ok(fields) => items.extend(fields),
-            Err(e) => {
-                return Err(format!(
-                    "invalid argument {} for \"-l, --extra-labels\" flag: {e}",
-                    go_quote(value)
-                ))
+            Err(source) => {
+                return Err(LabelError::Csv {
+                    value: value.clone(),
+                    source,
+                })
             }
         }
     }
@@ -122,15 +122,41 @@ pub fn parse_labels(values: &[String]) -> Result<BTreeMap<String, String>, Strin
             Some((k, v)) => {
                 labels.insert(k.to_string(), v.to_string());
             }
-            None => return Err(format!("invalid label {}", go_quote(&item))),
+            None => return Err(LabelError::NoEquals(item)),
         }
     }
     Ok(labels)
 }
 
+/// Why `-l/--extra-labels` values are refused, as upstream (pflag, then opm) words it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LabelError {
+    #[error("invalid argument {} for \"-l, --extra-labels\" flag: {source}", go_quote(.value))]
+    Csv { value: String, source: CsvError },
+    /// An item without `=`.
+    #[error("invalid label {}", go_quote(.0))]
+    NoEquals(String),
+}
+
+/// An error of Go's `encoding/csv` reader, in its words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CsvError {
+    /// No record at all (`io.EOF`).
+    #[error("EOF")]
+    Eof,
+    /// A quote where the strict rules forbid it; `record_line` is where the record started.
+    #[error("{}parse error on line {line}, column {column}: {problem}", if .record_line != .line { format!("record on line {record_line}; ") } else { String::new() })]
+    Quote {
+        record_line: usize,
+        line: usize,
+        column: usize,
+        problem: &'static str,
+    },
+}
+
 /// pflag `readAsCSV`: an empty value is no items; otherwise the first
 /// record of a default `encoding/csv` reader over the value.
-fn read_csv_record(value: &str) -> Result<Vec<String>, String> {
+fn read_csv_record(value: &str) -> Result<Vec<String>, CsvError> {
     if value.is_empty() {
         return Ok(Vec::new());
     }
@@ -178,20 +204,21 @@ impl<'a> CsvReader<'a> {
         Some(line)
     }
 
-    fn err(start: usize, line: usize, col: usize, msg: &str) -> String {
-        if start != line {
-            format!("record on line {start}; parse error on line {line}, column {col}: {msg}")
-        } else {
-            format!("parse error on line {line}, column {col}: {msg}")
+    fn err(start: usize, line: usize, col: usize, problem: &'static str) -> CsvError {
+        CsvError::Quote {
+            record_line: start,
+            line,
+            column: col,
+            problem,
         }
     }
 
     /// `readRecord` with `LazyQuotes` and `TrimLeadingSpace` off.
-    fn read_record(mut self) -> Result<Vec<String>, String> {
+    fn read_record(mut self) -> Result<Vec<String>, CsvError> {
         // Skip empty lines; end of input before any record is io.EOF.
         let mut line = loop {
             match self.read_line() {
-                None => return Err("EOF".to_string()),
+                None => return Err(CsvError::Eof),
                 Some(l) if l.is_empty() || l == b"\n" => continue,
                 Some(l) => break l,
             }
@@ -337,8 +364,8 @@ pub struct GenerateDockerfile {
 
 #[derive(Debug, thiserror::Error)]
 pub enum DockerfileError {
-    #[error("{0}")]
-    Labels(String),
+    #[error(transparent)]
+    Labels(#[from] LabelError),
     #[error(transparent)]
     Write(#[from] WriteError),
     #[error("stat {dir}: {}", crate::declcfg::load::io_message(.source))]
@@ -358,7 +385,7 @@ pub enum DockerfileError {
 impl GenerateDockerfile {
     /// Writes the Dockerfile and returns its path. On failure nothing is written.
     pub fn run(&self) -> Result<PathBuf, DockerfileError> {
-        let labels = parse_labels(&self.extra_labels).map_err(DockerfileError::Labels)?;
+        let labels = parse_labels(&self.extra_labels)?;
         let cwd = std::env::current_dir().map_err(DockerfileError::WorkingDirectory)?;
         let target = target_for(&self.dir, &cwd);
         if target.dockerfile_path.symlink_metadata().is_ok() {
@@ -611,7 +638,7 @@ mod tests {
             ),
         ];
         for (_, values, want) in cases {
-            let got = parse_labels(&strings(values)).expect_err(want);
+            let got = parse_labels(&strings(values)).expect_err(want).to_string();
             assert_eq!(&got, want);
         }
         // The messages are the ones the recorded cases expect.
@@ -619,7 +646,7 @@ mod tests {
             return;
         };
         for (case, values, _) in cases {
-            let got = parse_labels(&strings(values)).expect_err(case);
+            let got = parse_labels(&strings(values)).expect_err(case).to_string();
             let path = cases_dir.join(case).join("stderr-contains");
             let recorded = std::fs::read_to_string(path).expect("recorded stderr");
             assert!(
@@ -722,7 +749,7 @@ mod tests {
             (&["\u{1}é"], Err("invalid label \"\\x01é\"")),
         ];
         for (values, want) in cases {
-            let got = parse_labels(&strings(values));
+            let got = parse_labels(&strings(values)).map_err(|e| e.to_string());
             match want {
                 Ok(pairs) => assert_eq!(got, Ok(labels(pairs)), "{values:?}"),
                 Err(msg) => assert_eq!(got, Err(msg.to_string()), "{values:?}"),

@@ -13,13 +13,18 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ),
 ];
 
+/// A `--migrate-level` that names no migration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown migration level {}", crate::encoding::json::go_quote(.0))]
+pub struct UnknownMigrationLevel(pub String);
+
 /// How many migrations of [`MIGRATIONS`] to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MigrationLevel(usize);
 
 impl MigrationLevel {
     /// Parses a `--migrate-level` value (`""` runs nothing, `all` everything).
-    pub fn parse(level: &str) -> Result<MigrationLevel, String> {
+    pub fn parse(level: &str) -> Result<MigrationLevel, UnknownMigrationLevel> {
         if level.is_empty() {
             return Ok(MigrationLevel(0));
         }
@@ -30,12 +35,7 @@ impl MigrationLevel {
             .iter()
             .position(|(name, _)| *name == level)
             .map(|i| MigrationLevel(i + 1))
-            .ok_or_else(|| {
-                format!(
-                    "unknown migration level {}",
-                    crate::encoding::json::go_quote(level)
-                )
-            })
+            .ok_or_else(|| UnknownMigrationLevel(level.to_string()))
     }
 
     /// Whether no migration runs.
@@ -109,7 +109,7 @@ mod tests {
             MigrationLevel::all()
         );
         assert_eq!(
-            MigrationLevel::parse("bogus").unwrap_err(),
+            MigrationLevel::parse("bogus").unwrap_err().to_string(),
             "unknown migration level \"bogus\""
         );
     }

@@ -340,7 +340,7 @@ impl Render {
             Some(template) => parsed
                 .template_fields()
                 .map_err(|e| e.to_string())
-                .and_then(|fields| template.execute(&fields))
+                .and_then(|fields| template.execute(&fields).map_err(|e| e.to_string()))
                 .map_err(|e| {
                     format!(
                         "failed templating image reference from bundle for {}: {e}",

@@ -18,9 +18,23 @@ pub use crate::bundle::TemplateFields as BundleFields;
 
 const NAME: &str = "image-ref-template";
 
+/// What is wrong with an image reference template, in the words of Go's `text/template`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("template: {NAME}:{line}: unclosed action")]
+    Unclosed { line: usize },
+    #[error("template: {NAME}:{line}: missing value for command")]
+    MissingValue { line: usize },
+    #[error("template: {NAME}:{line}: unsupported action {}", crate::encoding::json::go_quote(.action))]
+    Unsupported { line: usize, action: String },
+    /// A field the bundle data does not have (found when the template is executed).
+    #[error("template: {NAME}:1:2: executing {} at <.{field}>: can't evaluate field {field} in type action.bundleTemplateData", crate::encoding::json::go_quote(NAME))]
+    UnknownField { field: String },
+}
+
 impl ImageRefTemplate {
     /// Parses `text`; errors read like Go's template parse errors.
-    pub fn parse(text: &str) -> Result<ImageRefTemplate, String> {
+    pub fn parse(text: &str) -> Result<ImageRefTemplate, TemplateError> {
         let mut parts = Vec::new();
         let mut rest = text;
         let mut line = 1;
@@ -31,7 +45,7 @@ impl ImageRefTemplate {
             line += rest[..start].matches('\n').count();
             let after = &rest[start + 2..];
             let Some(end) = after.find("}}") else {
-                return Err(format!("template: {NAME}:{line}: unclosed action"));
+                return Err(TemplateError::Unclosed { line });
             };
             let inner = after[..end].trim();
             let field = inner.strip_prefix('.').filter(|f| {
@@ -39,16 +53,12 @@ impl ImageRefTemplate {
             });
             match field {
                 Some(field) => parts.push(Part::Field(field.to_string())),
-                None if inner.is_empty() => {
-                    return Err(format!(
-                        "template: {NAME}:{line}: missing value for command"
-                    ))
-                }
+                None if inner.is_empty() => return Err(TemplateError::MissingValue { line }),
                 None => {
-                    return Err(format!(
-                        "template: {NAME}:{line}: unsupported action {}",
-                        crate::encoding::json::go_quote(inner)
-                    ))
+                    return Err(TemplateError::Unsupported {
+                        line,
+                        action: inner.to_string(),
+                    })
                 }
             }
             rest = &after[end + 2..];
@@ -60,7 +70,7 @@ impl ImageRefTemplate {
     }
 
     /// Fills the template in; an unknown field is an execution error.
-    pub fn execute(&self, fields: &BundleFields) -> Result<String, String> {
+    pub fn execute(&self, fields: &BundleFields) -> Result<String, TemplateError> {
         let mut out = String::new();
         for part in &self.parts {
             match part {
@@ -70,10 +80,9 @@ impl ImageRefTemplate {
                     "Name" => out.push_str(&fields.name),
                     "Version" => out.push_str(&fields.version),
                     other => {
-                        return Err(format!(
-                            "template: {NAME}:1:2: executing {} at <.{other}>: can't evaluate field {other} in type action.bundleTemplateData",
-                            crate::encoding::json::go_quote(NAME)
-                        ))
+                        return Err(TemplateError::UnknownField {
+                            field: other.to_string(),
+                        })
                     }
                 },
             }
@@ -108,14 +117,23 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(ImageRefTemplate::parse("quay.io/{{.Package")
-            .unwrap_err()
-            .contains("unclosed action"));
+        assert_eq!(
+            ImageRefTemplate::parse("a\nquay.io/{{.Package")
+                .unwrap_err()
+                .to_string(),
+            "template: image-ref-template:2: unclosed action"
+        );
+        assert_eq!(
+            ImageRefTemplate::parse("{{ .A-B }}")
+                .unwrap_err()
+                .to_string(),
+            "template: image-ref-template:1: unsupported action \".A-B\""
+        );
         assert!(ImageRefTemplate::parse("{{}}").is_err());
         let t = ImageRefTemplate::parse("quay.io/{{.Nope}}:1").unwrap();
-        assert!(t
-            .execute(&fields())
-            .unwrap_err()
-            .contains("can't evaluate field Nope"));
+        assert_eq!(
+            t.execute(&fields()).unwrap_err().to_string(),
+            "template: image-ref-template:1:2: executing \"image-ref-template\" at <.Nope>: can't evaluate field Nope in type action.bundleTemplateData"
+        );
     }
 }

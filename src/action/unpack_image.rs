@@ -20,6 +20,9 @@ pub enum UnpackImageError {
     TempDir(std::io::Error),
     #[error("{0}")]
     Tool(String),
+    /// The tool could not be started.
+    #[error("run {tool}: {}", crate::declcfg::load::io_message(.error))]
+    Run { tool: String, error: std::io::Error },
 }
 
 /// Pulls and unpacks `reference` with `builder` (`none`, `docker` or
@@ -45,11 +48,14 @@ pub fn unpack_bundle_image(
     Ok(dir)
 }
 
-fn run(tool: &str, args: &[&str]) -> Result<std::process::Output, String> {
+fn run(tool: &str, args: &[&str]) -> Result<std::process::Output, UnpackImageError> {
     Command::new(tool)
         .args(args)
         .output()
-        .map_err(|e| format!("run {tool}: {}", crate::declcfg::load::io_message(&e)))
+        .map_err(|error| UnpackImageError::Run {
+            tool: tool.to_string(),
+            error,
+        })
 }
 
 fn combined(output: &std::process::Output) -> String {
@@ -71,7 +77,7 @@ fn unpack_with_tool(
         pull_args.push("--tls-verify=false");
     }
     pull_args.push(reference);
-    let output = run(tool, &pull_args).map_err(UnpackImageError::Tool)?;
+    let output = run(tool, &pull_args)?;
     if !output.status.success() {
         return Err(UnpackImageError::Tool(format!(
             "error pulling image: {}. {}",
@@ -79,7 +85,7 @@ fn unpack_with_tool(
             output.status
         )));
     }
-    let output = run(tool, &["create", reference, ""]).map_err(UnpackImageError::Tool)?;
+    let output = run(tool, &["create", reference, ""])?;
     let id = String::from_utf8_lossy(&output.stdout)
         .trim_end_matches('\n')
         .to_string();
@@ -91,8 +97,8 @@ fn unpack_with_tool(
         )));
     }
     let dir_text = dir.to_string_lossy().into_owned();
-    let copy = run(tool, &["cp", &format!("{id}:/."), &dir_text]).map_err(UnpackImageError::Tool);
-    let remove = run(tool, &["rm", &id]).map_err(UnpackImageError::Tool);
+    let copy = run(tool, &["cp", &format!("{id}:/."), &dir_text]);
+    let remove = run(tool, &["rm", &id]);
     let copy = copy?;
     if !copy.status.success() {
         return Err(UnpackImageError::Tool(format!(

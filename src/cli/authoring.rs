@@ -2,6 +2,7 @@
 //! convert-template`, `alpha list`, `alpha render-graph`, `alpha diff` and
 //! `migrate`.
 
+use super::{choice, CatalogFormat, Choice};
 use clap::{Args, Subcommand};
 
 pub const RENDER_TEMPLATE_LONG: &str = "Render a catalog template with optional type specification.
@@ -33,8 +34,8 @@ pub struct RenderTemplateArgs {
     #[arg(value_name = "ARGS")]
     pub args: Vec<String>,
     /// Output format (json|yaml|mermaid)
-    #[arg(short, long, default_value = "json")]
-    pub output: String,
+    #[arg(short, long, default_value = "json", value_parser = choice::<TemplateFormat>())]
+    pub output: Choice<TemplateFormat>,
     /// Name of the last migration to run (default: none)
     #[arg(long, default_value = "", long_help = super::MIGRATE_LEVEL_HELP)]
     pub migrate_level: String,
@@ -75,8 +76,8 @@ pub struct ConvertArgs {
     #[arg(value_name = "FBC_FILE")]
     pub file: Vec<String>,
     /// Output format (json|yaml)
-    #[arg(short, long, default_value = "json")]
-    pub output: String,
+    #[arg(short, long, default_value = "json", value_parser = choice::<CatalogFormat>())]
+    pub output: Choice<CatalogFormat>,
 }
 
 const LIST_NOTE: &str =
@@ -112,8 +113,8 @@ pub struct ListTargetArgs {
     #[arg(value_name = "ARGS")]
     pub args: Vec<String>,
     /// Output format: a table (default) or json (one object per row)
-    #[arg(short, long, default_value = "")]
-    pub output: String,
+    #[arg(short, long, default_value = "", value_parser = choice::<ListFormat>())]
+    pub output: Choice<ListFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -137,8 +138,8 @@ pub struct RenderGraphArgs {
     #[arg(long)]
     pub draw_v0_semantics: bool,
     /// Output format (mermaid|dot|json)
-    #[arg(short, long, default_value = "mermaid")]
-    pub output: String,
+    #[arg(short, long, default_value = "mermaid", value_parser = choice::<GraphFormat>())]
+    pub output: Choice<GraphFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -154,8 +155,8 @@ pub struct DiffArgs {
     #[arg(value_name = "CATALOG")]
     pub refs: Vec<String>,
     /// Output format (text|json)
-    #[arg(short, long, default_value = "text")]
-    pub output: String,
+    #[arg(short, long, default_value = "text", value_parser = choice::<DiffFormat>())]
+    pub output: Choice<DiffFormat>,
     /// Exit with status 1 when the catalogs differ
     #[arg(long)]
     pub exit_code: bool,
@@ -178,9 +179,41 @@ pub struct MigrateArgs {
     #[arg(value_name = "ARGS")]
     pub args: Vec<String>,
     /// Output format (json|yaml)
-    #[arg(short, long, default_value = "json")]
-    pub output: String,
+    #[arg(short, long, default_value = "json", value_parser = choice::<CatalogFormat>())]
+    pub output: Choice<CatalogFormat>,
     /// Name of the last migration to run (default: none)
     #[arg(long, default_value = "", long_help = super::MIGRATE_LEVEL_HELP)]
     pub migrate_level: String,
+}
+
+/// `alpha render-template -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TemplateFormat {
+    Json,
+    Yaml,
+    Mermaid,
+}
+
+/// `alpha list -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    /// Aligned columns (the default, `-o ""`).
+    #[value(name = "")]
+    Table,
+    Json,
+}
+
+/// `alpha render-graph -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphFormat {
+    Mermaid,
+    Dot,
+    Json,
+}
+
+/// `alpha diff -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    Text,
+    Json,
 }

@@ -1,9 +1,9 @@
 //! Command-line types (clap derive) and how they are presented: no I/O.
 //!
-//! Positional arguments and `-o` values are taken as plain strings so that
-//! `commands` can report upstream's exact (cobra) messages for them; closed
-//! sets of values are still known to clap ([`OneOf`]) for help and shell
-//! completion. [`command`] gives the command tree the look of upstream's
+//! Positional arguments are taken as plain strings and closed-set flags as
+//! [`Choice`]s of a `ValueEnum` (every value parses), so that `commands` can
+//! report upstream's exact (cobra) messages for them, in upstream's order of
+//! checks; the sets are still known to clap for help and shell completion. [`command`] gives the command tree the look of upstream's
 //! cobra help: a usage line with the exact arguments (each command's
 //! `override_usage` holds its arguments part), Flags and Global Flags
 //! sections, no empty defaults.
@@ -120,8 +120,8 @@ pub struct RenderArgs {
     #[arg(value_name = "REF")]
     pub refs: Vec<String>,
     /// Output format of the streamed file-based catalog objects (json|yaml)
-    #[arg(short, long, default_value = "json", value_parser = OneOf(JSON_YAML))]
-    pub output: String,
+    #[arg(short, long, default_value = "json", value_parser = choice::<CatalogFormat>())]
+    pub output: Choice<CatalogFormat>,
     #[arg(long, default_value = "", help = MIGRATE_LEVEL_HELP)]
     pub migrate_level: String,
     /// Perform all available schema migrations on the rendered FBC
@@ -148,8 +148,8 @@ pub struct ValidateArgs {
     pub dirs: Vec<String>,
     /// Output format: json|yaml (upstream's result) or sarif (every finding); without it,
     /// one line per finding (FILE:LINE:COL: severity[rule]: message)
-    #[arg(short, long, default_value = "", value_parser = OneOf(&["json", "yaml", "sarif"]))]
-    pub output: String,
+    #[arg(short, long, default_value = "", value_parser = choice::<ValidateFormat>())]
+    pub output: Choice<ValidateFormat>,
     /// Print every rule (id, severity, summary) and exit
     #[arg(long)]
     pub list_rules: bool,
@@ -161,8 +161,24 @@ pub struct ValidateArgs {
     pub strict: bool,
 }
 
-/// The `-o` values of `render`, `validate` and `init`.
-pub const JSON_YAML: &[&str] = &["json", "yaml"];
+/// `-o` of `render`, `migrate`, `init` and `alpha convert-template`: how catalog objects are
+/// written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CatalogFormat {
+    Json,
+    Yaml,
+}
+
+/// `validate -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ValidateFormat {
+    /// One line per finding (the default, `-o ""`).
+    #[value(name = "")]
+    Text,
+    Json,
+    Yaml,
+    Sarif,
+}
 
 #[derive(Debug, Args)]
 #[command(subcommand_value_name = "command")]
@@ -258,8 +274,8 @@ pub struct InitArgs {
     #[arg(short = 'i', long, default_value = "")]
     pub icon: String,
     /// Output format (json|yaml)
-    #[arg(short = 'o', long, default_value = "json", value_parser = OneOf(JSON_YAML))]
-    pub output: String,
+    #[arg(short = 'o', long, default_value = "json", value_parser = choice::<CatalogFormat>())]
+    pub output: Choice<CatalogFormat>,
 }
 
 #[derive(Debug, Args)]
@@ -284,6 +300,7 @@ pub struct CompletionArgs {
 
 /// A closed set of values that `commands` checks itself, with upstream's
 /// message: every value parses, and help and shell completion offer the set.
+/// (The bundle commands' sets, kept as strings.)
 #[derive(Debug, Clone, Copy)]
 pub struct OneOf(pub &'static [&'static str]);
 
@@ -302,6 +319,65 @@ impl TypedValueParser for OneOf {
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
         Some(Box::new(
             self.0.iter().map(|value| PossibleValue::new(*value)),
+        ))
+    }
+}
+
+/// The value of a closed-set flag: one of `T`'s values (matched exactly, as upstream
+/// compares), or what was typed otherwise, which the command rejects with upstream's message
+/// once the checks upstream makes first have passed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice<T> {
+    Known(T),
+    Other(String),
+}
+
+impl<T> Choice<T> {
+    /// The known value, or the text typed (for the command's error message).
+    pub fn known(self) -> Result<T, String> {
+        match self {
+            Choice::Known(value) => Ok(value),
+            Choice::Other(text) => Err(text),
+        }
+    }
+}
+
+/// The parser of a [`Choice`] flag (`value_parser = choice::<T>()`).
+pub fn choice<T>() -> ChoiceParser<T> {
+    ChoiceParser(std::marker::PhantomData)
+}
+
+#[derive(Debug)]
+pub struct ChoiceParser<T>(std::marker::PhantomData<T>);
+
+impl<T> Clone for ChoiceParser<T> {
+    fn clone(&self) -> Self {
+        ChoiceParser(std::marker::PhantomData)
+    }
+}
+
+impl<T: clap::ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for ChoiceParser<T> {
+    type Value = Choice<T>;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Choice<T>, clap::Error> {
+        let text = clap::builder::StringValueParser::new().parse_ref(command, arg, value)?;
+        Ok(match T::from_str(&text, false) {
+            Ok(known) => Choice::Known(known),
+            Err(_) => Choice::Other(text),
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            T::value_variants()
+                .iter()
+                .filter_map(clap::ValueEnum::to_possible_value)
+                .filter(|value| !value.get_name().is_empty()),
         ))
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::action::convert_template::{convert, write, Kind};
 use crate::cli::authoring::{ConvertArgs, ConvertTemplateCommand};
+use crate::cli::CatalogFormat;
 use crate::encoding::json::go_quote;
 use crate::ExitStatus;
 use anyhow::bail;
@@ -39,12 +40,12 @@ pub(super) fn run(command: ConvertTemplateCommand) -> anyhow::Result<ExitStatus>
         ConvertTemplateCommand::Basic(args) => (Kind::Basic, args),
         ConvertTemplateCommand::Substitutes(args) => (Kind::Substitutes, args),
     };
-    let yaml = match output.as_str() {
-        "json" => false,
-        "yaml" => true,
-        other => bail!(
+    let yaml = match output.known() {
+        Ok(CatalogFormat::Json) => false,
+        Ok(CatalogFormat::Yaml) => true,
+        Err(other) => bail!(
             "invalid --output value {}, expected (json|yaml)",
-            go_quote(other)
+            go_quote(&other)
         ),
     };
     let file = match file.as_slice() {

@@ -1,7 +1,7 @@
 //! `opm alpha diff OLD NEW [-o text|json] [--exit-code]`.
 
 use crate::action::migrate::MigrationLevel;
-use crate::cli::authoring::DiffArgs;
+use crate::cli::authoring::{DiffArgs, DiffFormat};
 use crate::encoding::json::go_quote;
 use crate::ExitStatus;
 use anyhow::bail;
@@ -15,12 +15,13 @@ pub(super) fn run(args: DiffArgs, global: &crate::cli::GlobalArgs) -> anyhow::Re
     let [old, new] = refs.as_slice() else {
         bail!("accepts 2 arg(s), received {}", refs.len());
     };
-    if !matches!(output.as_str(), "text" | "json") {
-        bail!(
+    let output = match output.known() {
+        Ok(format) => format,
+        Err(other) => bail!(
             "invalid --output value {}, expected (text|json)",
-            go_quote(&output)
-        );
-    }
+            go_quote(&other)
+        ),
+    };
     super::check_transport_flags(global)?;
     let pull = super::pull_options(global)?;
     let load = |reference: &String| -> anyhow::Result<crate::action::render::Rendered> {
@@ -36,7 +37,7 @@ pub(super) fn run(args: DiffArgs, global: &crate::cli::GlobalArgs) -> anyhow::Re
     };
     let (before, after) = (load(old)?, load(new)?);
     let diff = crate::action::diff::diff(&before.config, &after.config);
-    let text = if output == "json" {
+    let text = if output == DiffFormat::Json {
         let mut text = String::new();
         crate::encoding::json::Pretty {
             out: &mut text,

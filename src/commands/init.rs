@@ -13,7 +13,7 @@ pub(super) fn run(args: InitArgs) -> anyhow::Result<ExitStatus> {
         output,
     } = args;
     let name = super::exactly_one(&names)?;
-    let format = super::output_format(&output)?;
+    let format = super::output_format(output)?;
     let init = Init {
         package: name.to_string(),
         default_channel,

@@ -2,7 +2,7 @@
 
 use crate::action::list::{list, render_error, What};
 use crate::action::migrate::MigrationLevel;
-use crate::cli::authoring::{ListCommand, ListTargetArgs};
+use crate::cli::authoring::{ListCommand, ListFormat, ListTargetArgs};
 use crate::encoding::json::go_quote;
 use crate::ExitStatus;
 use anyhow::bail;
@@ -23,12 +23,10 @@ pub(super) fn run(
         (_, [one, package]) => (one, Some(package.as_str())),
         (_, _) => bail!("accepts between 1 and 2 arg(s), received {}", args.len()),
     };
-    if !matches!(output.as_str(), "" | "json") {
-        bail!(
-            "invalid --output value {}, expected json",
-            go_quote(&output)
-        );
-    }
+    let output = match output.known() {
+        Ok(format) => format,
+        Err(other) => bail!("invalid --output value {}, expected json", go_quote(&other)),
+    };
     super::check_transport_flags(global)?;
     let rendered = crate::action::catalog::load(
         std::slice::from_ref(reference),
@@ -40,7 +38,7 @@ pub(super) fn run(
         other => other.into(),
     })?;
     let table = list(&rendered.config, what, package)?;
-    let text = if output == "json" {
+    let text = if output == ListFormat::Json {
         let mut text = String::new();
         for object in &table.objects {
             crate::encoding::json::write_compact(object, &mut text, false);

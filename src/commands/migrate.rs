@@ -18,8 +18,8 @@ pub(super) fn run(
     let [catalog, output_dir] = args.as_slice() else {
         bail!("accepts 2 arg(s), received {}", args.len());
     };
-    let format = super::output_format(&output)?;
-    let migrations = MigrationLevel::parse(&migrate_level).map_err(anyhow::Error::msg)?;
+    let format = super::output_format(output)?;
+    let migrations = MigrationLevel::parse(&migrate_level)?;
     super::check_transport_flags(global)?;
     let migrate = Migrate {
         catalog: catalog.clone(),

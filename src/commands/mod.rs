@@ -210,13 +210,15 @@ fn exactly_one(args: &[String]) -> anyhow::Result<&str> {
 }
 
 /// Upstream's check of `-o/--output` for catalog output.
-fn output_format(value: &str) -> anyhow::Result<crate::declcfg::write::Format> {
-    match value {
-        "json" => Ok(crate::declcfg::write::Format::Json),
-        "yaml" => Ok(crate::declcfg::write::Format::Yaml),
-        other => Err(usage(format!(
+fn output_format(
+    value: crate::cli::Choice<crate::cli::CatalogFormat>,
+) -> anyhow::Result<crate::declcfg::write::Format> {
+    match value.known() {
+        Ok(crate::cli::CatalogFormat::Json) => Ok(crate::declcfg::write::Format::Json),
+        Ok(crate::cli::CatalogFormat::Yaml) => Ok(crate::declcfg::write::Format::Yaml),
+        Err(other) => Err(usage(format!(
             "invalid --output value {}, expected (json|yaml)",
-            crate::encoding::json::go_quote(other)
+            crate::encoding::json::go_quote(&other)
         ))),
     }
 }

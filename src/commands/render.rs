@@ -19,11 +19,11 @@ pub(super) fn run(args: RenderArgs, global: &crate::cli::GlobalArgs) -> anyhow::
     if migrate && !migrate_level.is_empty() {
         return Err(super::usage("if any flags in the group [migrate migrate-level] are set none of the others can be; [migrate migrate-level] were all set"));
     }
-    let format = super::output_format(&output)?;
+    let format = super::output_format(output)?;
     let migrations = if migrate {
         MigrationLevel::all()
     } else {
-        MigrationLevel::parse(&migrate_level).map_err(anyhow::Error::msg)?
+        MigrationLevel::parse(&migrate_level)?
     };
     let image_ref_template = if alpha_image_ref_template.is_empty() {
         None

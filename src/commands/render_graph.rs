@@ -1,7 +1,7 @@
 //! `opm alpha render-graph REF... [--minimum-edge B] [-p PKG] [--draw-v0-semantics] [-o mermaid|dot|json]`.
 
 use crate::action::migrate::MigrationLevel;
-use crate::cli::authoring::RenderGraphArgs;
+use crate::cli::authoring::{GraphFormat, RenderGraphArgs};
 use crate::declcfg::graph::{Graph, GraphOptions};
 use crate::encoding::json::go_quote;
 use crate::ExitStatus;
@@ -21,12 +21,13 @@ pub(super) fn run(
     if refs.is_empty() {
         bail!("requires at least 1 arg(s), only received 0");
     }
-    if !matches!(output.as_str(), "mermaid" | "dot" | "json") {
-        bail!(
+    let output = match output.known() {
+        Ok(format) => format,
+        Err(other) => bail!(
             "invalid --output value {}, expected (mermaid|dot|json)",
-            go_quote(&output)
-        );
-    }
+            go_quote(&other)
+        ),
+    };
     super::check_transport_flags(global)?;
     let rendered = crate::action::catalog::load(
         &refs,
@@ -43,9 +44,9 @@ pub(super) fn run(
     for warning in &graph.warnings {
         crate::output::warning(warning);
     }
-    let text = match output.as_str() {
-        "dot" => graph.dot(),
-        "json" => {
+    let text = match output {
+        GraphFormat::Dot => graph.dot(),
+        GraphFormat::Json => {
             let mut text = String::new();
             crate::encoding::json::Pretty {
                 out: &mut text,
@@ -56,7 +57,7 @@ pub(super) fn run(
             text.push('\n');
             text
         }
-        _ => graph.mermaid(),
+        GraphFormat::Mermaid => graph.mermaid(),
     };
     crate::output::stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)

@@ -2,7 +2,8 @@
 
 use crate::action::migrate::MigrationLevel;
 use crate::action::render_template::RenderTemplate;
-use crate::cli::authoring::RenderTemplateArgs;
+use crate::cli::authoring::{RenderTemplateArgs, TemplateFormat};
+use crate::declcfg::write::Format;
 use crate::encoding::json::go_quote;
 use crate::template::{Kind, TYPES};
 use crate::ExitStatus;
@@ -37,15 +38,14 @@ pub(super) fn run(
     };
     let bytes = super::convert_template::read_file_or_stdin(file)
         .map_err(|e| anyhow::anyhow!("unable to open {}: {e}", go_quote(file)))?;
-    let mermaid = match output.as_str() {
-        "json" | "yaml" => false,
-        "mermaid" => true,
-        other => bail!(
+    let output = match output.known() {
+        Ok(format) => format,
+        Err(other) => bail!(
             "invalid --output value {}, expected (json|yaml|mermaid)",
-            go_quote(other)
+            go_quote(&other)
         ),
     };
-    let migrations = MigrationLevel::parse(&migrate_level).map_err(anyhow::Error::msg)?;
+    let migrations = MigrationLevel::parse(&migrate_level)?;
     super::check_transport_flags(global)?;
     let render = RenderTemplate {
         kind,
@@ -65,22 +65,27 @@ pub(super) fn run(
         crate::output::progress_clear();
     }
     let (config, _) = result?;
-    let text = if mermaid {
-        let options = crate::declcfg::graph::GraphOptions {
-            v0_semantics: true,
-            ..Default::default()
-        };
-        let graph = crate::declcfg::graph::Graph::build(&config, &options)
-            .map_err(|e| anyhow::anyhow!("writing output: {e}"))?;
-        for warning in &graph.warnings {
-            crate::output::warning(warning);
+    let mut text = String::new();
+    match output {
+        TemplateFormat::Mermaid => {
+            let options = crate::declcfg::graph::GraphOptions {
+                v0_semantics: true,
+                ..Default::default()
+            };
+            let graph = crate::declcfg::graph::Graph::build(&config, &options)
+                .map_err(|e| anyhow::anyhow!("writing output: {e}"))?;
+            for warning in &graph.warnings {
+                crate::output::warning(warning);
+            }
+            text = graph.mermaid();
         }
-        graph.mermaid()
-    } else {
-        let mut text = String::new();
-        crate::declcfg::write::write_config(config, super::output_format(&output)?, &mut text);
-        text
-    };
+        TemplateFormat::Json => {
+            crate::declcfg::write::write_config(config, Format::Json, &mut text);
+        }
+        TemplateFormat::Yaml => {
+            crate::declcfg::write::write_config(config, Format::Yaml, &mut text);
+        }
+    }
     crate::output::stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
 }

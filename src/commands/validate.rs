@@ -1,4 +1,4 @@
-use crate::cli::ValidateArgs;
+use crate::cli::{Choice, ValidateArgs, ValidateFormat};
 use crate::declcfg::load::{load_dir_counted, BundleObjects};
 use crate::encoding::json::{go_quote, Pretty};
 use crate::validate::Outcome;
@@ -57,8 +57,8 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
     let loaded = load_dir_counted(Path::new(dir), dir, BundleObjects::Drop, &progress);
     drop(ticker);
     let outcome = Outcome::of(loaded, strict);
-    match output.as_str() {
-        "" => {
+    match output {
+        Choice::Known(ValidateFormat::Text) => {
             let shown = outcome.shown(dir);
             for line in &shown.lines {
                 crate::output::info(line);
@@ -71,7 +71,7 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
                 None => Ok(ExitStatus::Success),
             }
         }
-        "sarif" => {
+        Choice::Known(ValidateFormat::Sarif) => {
             let log =
                 crate::diag::sarif::log(&outcome.findings(), &crate::validate::registry::every());
             let mut text = serde_json::to_string_pretty(&log)?;
@@ -83,9 +83,9 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
                 ExitStatus::Success
             })
         }
-        "json" | "yaml" => {
+        Choice::Known(format @ (ValidateFormat::Json | ValidateFormat::Yaml)) => {
             let message = outcome.message();
-            let text = if output == "json" {
+            let text = if format == ValidateFormat::Json {
                 result_json(message.as_deref())
             } else {
                 result_yaml(message.as_deref())
@@ -97,9 +97,9 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
                 ExitStatus::Success
             })
         }
-        other => Err(super::usage(format!(
+        Choice::Other(other) => Err(super::usage(format!(
             "invalid --output value {}, expected (json|yaml)",
-            go_quote(other)
+            go_quote(&other)
         ))),
     }
 }

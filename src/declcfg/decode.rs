@@ -172,24 +172,14 @@ fn check_folded_duplicates(map: &Map<String, Value>) -> Result<(), String> {
     }
 }
 
-/// The key of `map` that Go's case-insensitive field matching picks for `field`.
-fn find_key<'m>(map: &'m Map<String, Value>, field: &str) -> Option<&'m str> {
-    if let Some((k, _)) = map.get_key_value(field) {
-        return Some(k.as_str());
-    }
-    map.keys()
-        .find(|k| k.len() == field.len() && k.eq_ignore_ascii_case(field) || fold(k) == field)
-        .map(String::as_str)
-}
-
 fn take(map: &mut Map<String, Value>, field: &str) -> Option<Value> {
-    let key = find_key(map, field)?.to_string();
+    let key = json::field_key(map, field)?.to_string();
     map.remove(&key)
 }
 
 /// `schema`, `package` and `name` of the generic meta: strings or absent.
 fn meta_string(map: &Map<String, Value>, field: &str) -> Result<String, String> {
-    let Some(key) = find_key(map, field) else {
+    let Some(key) = json::field_key(map, field) else {
         return Ok(String::new());
     };
     match &map[key] {

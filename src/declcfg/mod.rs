@@ -19,19 +19,8 @@ pub const SCHEMA_CHANNEL: &str = "olm.channel";
 pub const SCHEMA_BUNDLE: &str = "olm.bundle";
 pub const SCHEMA_DEPRECATIONS: &str = "olm.deprecations";
 
-/// Where a blob came from: a file (relative to the working directory as the
-/// user named it) and the 0-based index of the document in that file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    pub path: Arc<str>,
-    pub document: usize,
-}
-
-impl std::fmt::Display for Origin {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}, document {}", self.path, self.document + 1)
-    }
-}
+/// Where a blob came from; defined with the findings that point at it.
+pub use crate::diag::Origin;
 
 /// A `{type, value}` property. `value` is `None` when the key was absent
 /// (written back as `null`, as upstream does with a nil raw message).

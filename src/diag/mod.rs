@@ -5,7 +5,6 @@
 pub mod sarif;
 pub mod tree;
 
-use crate::declcfg::Origin;
 use crate::encoding::locate::Position;
 use std::sync::Arc;
 
@@ -24,6 +23,20 @@ pub fn error_chain<'a>(
         }
     }
     message
+}
+
+/// Where a blob (or any document) came from: a file (relative to the working directory as the
+/// user named it) and the 0-based index of the document in that file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub path: Arc<str>,
+    pub document: usize,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}, document {}", self.path, self.document + 1)
+    }
 }
 
 /// A rule: what a finding is about. Its severity is every finding's severity.

@@ -1,9 +1,10 @@
 //! JSON writers with Go `encoding/json` bytes: compact or indented, with or
 //! without HTML escaping, numbers written with their exact text. Also Go's
-//! `%q` string quoting used in upstream messages, and the parser of single JSON
-//! documents that accepts Go's nesting depth.
+//! `%q` string quoting used in upstream messages, the parser of single JSON
+//! documents that accepts Go's nesting depth, and Go's case-insensitive match of
+//! object keys to struct fields.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
 /// Which bytes need attention when writing a JSON string: 1 = always
@@ -154,6 +155,29 @@ pub fn write_string(s: &str, out: &mut String, escape_html: bool) {
     }
     out.push_str(&s[start..]);
     out.push('"');
+}
+
+/// The value of `key` in `object`, matched without regard to case, as Go's
+/// `encoding/json` matches struct fields (an exact match wins).
+pub fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    field_key(object, key).map(|found| &object[found])
+}
+
+/// The key of `object` that [`field`] picks for the struct field `name`.
+pub fn field_key<'m>(object: &'m Map<String, Value>, name: &str) -> Option<&'m str> {
+    if let Some((key, _)) = object.get_key_value(name) {
+        return Some(key.as_str());
+    }
+    object
+        .keys()
+        .find(|key| folds_to(key, name))
+        .map(String::as_str)
+}
+
+/// Whether `key` matches the field `name` without regard to case (Unicode lower case, so the
+/// Kelvin sign matches `k` as in Go); ASCII keys are compared without allocating.
+pub fn folds_to(key: &str, name: &str) -> bool {
+    key.eq_ignore_ascii_case(name) || (!key.is_ascii() && key.to_lowercase() == name.to_lowercase())
 }
 
 /// The name Go's decoder uses for a JSON value's type in its errors.
@@ -369,6 +393,21 @@ pub fn parse_value(text: &str) -> serde_json::Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_match_as_go_matches_struct_fields() {
+        let object = match serde_json::json!({"NAME": 1, "name": 2, "Schema": 3, "\u{212a}ind": 4})
+        {
+            Value::Object(object) => object,
+            _ => unreachable!(),
+        };
+        assert_eq!(field(&object, "name"), Some(&Value::from(2)));
+        assert_eq!(field(&object, "schema"), Some(&Value::from(3)));
+        assert_eq!(field_key(&object, "kind"), Some("\u{212a}ind"));
+        assert_eq!(field(&object, "package"), None);
+        assert!(folds_to("PackageName", "packageName"));
+        assert!(!folds_to("packagename2", "packageName"));
+    }
 
     fn compact(v: &Value, html: bool) -> String {
         let mut s = String::new();

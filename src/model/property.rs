@@ -6,15 +6,8 @@
 
 use crate::declcfg::Property;
 use crate::diag::go_quote;
-use serde_json::{Map, Value};
-
-pub const TYPE_PACKAGE: &str = "olm.package";
-pub const TYPE_PACKAGE_REQUIRED: &str = "olm.package.required";
-pub const TYPE_GVK: &str = "olm.gvk";
-pub const TYPE_GVK_REQUIRED: &str = "olm.gvk.required";
-pub const TYPE_BUNDLE_OBJECT: &str = "olm.bundle.object";
-pub const TYPE_CSV_METADATA: &str = "olm.csv.metadata";
-pub const TYPE_CHANNEL: &str = "olm.channel";
+use crate::property as types;
+use serde_json::Value;
 
 /// The value of an `olm.package` property.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -66,8 +59,30 @@ pub struct Properties {
 pub struct ParseError {
     pub index: usize,
     pub kind: String,
-    /// Go's `encoding/json` wording of the problem.
-    pub reason: String,
+    #[source]
+    pub reason: DecodeProblem,
+}
+
+/// Why a property value does not decode, in Go's `encoding/json` words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeProblem {
+    /// The property has no `value` key.
+    #[error("unexpected end of JSON input")]
+    Missing,
+    /// A JSON value (`string`, `number 300`) where the Go type `target` is expected; `field`
+    /// is `Struct.path.to.field` when the value is inside a struct.
+    #[error("json: cannot unmarshal {found} into {}", match .field {
+        Some(field) => format!("Go struct field {field} of type {target}"),
+        None => format!("Go value of type {target}"),
+    })]
+    Mismatch {
+        found: String,
+        target: String,
+        field: Option<String>,
+    },
+    /// A `[]byte` field whose base64 does not decode.
+    #[error(transparent)]
+    Base64(#[from] crate::encoding::base64::CorruptInput),
 }
 
 /// Sorts `properties` into their known types, failing on the first value that does not
@@ -78,16 +93,16 @@ pub struct ParseError {
 pub fn parse(properties: &[Property]) -> Result<Properties, ParseError> {
     let mut out = Properties::default();
     for (index, property) in properties.iter().enumerate() {
-        let fail = |reason: String| ParseError {
+        let fail = |reason: DecodeProblem| ParseError {
             index,
             kind: property.kind.clone(),
             reason,
         };
         let Some(value) = property.value.as_ref() else {
-            return Err(fail("unexpected end of JSON input".to_string()));
+            return Err(fail(DecodeProblem::Missing));
         };
         match property.kind.as_str() {
-            TYPE_PACKAGE => {
+            types::PACKAGE => {
                 check(&Shape::Struct(&PACKAGE), value).map_err(fail)?;
                 out.packages.push(PackageProperty {
                     package_name: string_field(value, "packageName"),
@@ -95,15 +110,15 @@ pub fn parse(properties: &[Property]) -> Result<Properties, ParseError> {
                     release: string_field(value, "release"),
                 });
             }
-            TYPE_PACKAGE_REQUIRED => {
+            types::PACKAGE_REQUIRED => {
                 check(&Shape::Struct(&PACKAGE_REQUIRED), value).map_err(fail)?;
                 out.packages_required.push(PackageRequired {
                     package_name: string_field(value, "packageName"),
                     version_range: string_field(value, "versionRange"),
                 });
             }
-            TYPE_GVK | TYPE_GVK_REQUIRED => {
-                let shape = if property.kind == TYPE_GVK {
+            types::GVK | types::GVK_REQUIRED => {
+                let shape = if property.kind == types::GVK {
                     &GVK
                 } else {
                     &GVK_REQUIRED
@@ -114,25 +129,25 @@ pub fn parse(properties: &[Property]) -> Result<Properties, ParseError> {
                     kind: string_field(value, "kind"),
                     version: string_field(value, "version"),
                 };
-                if property.kind == TYPE_GVK {
+                if property.kind == types::GVK {
                     out.gvks.push(gvk);
                 } else {
                     out.gvks_required.push(gvk);
                 }
             }
-            TYPE_BUNDLE_OBJECT => {
+            types::BUNDLE_OBJECT => {
                 check(&Shape::Struct(&BUNDLE_OBJECT), value).map_err(fail)?;
                 let size = match field(value, "data") {
-                    Some(Value::String(text)) => go_base64(text).map_err(fail)?,
+                    Some(Value::String(text)) => go_base64(text).map_err(|e| fail(e.into()))?,
                     _ => 0,
                 };
                 out.bundle_objects.push(BundleObject { size });
             }
-            TYPE_CSV_METADATA => {
+            types::CSV_METADATA => {
                 check(&Shape::Struct(&CSV_METADATA), value).map_err(fail)?;
                 out.csv_metadatas.push(value.clone());
             }
-            TYPE_CHANNEL => {
+            types::CHANNEL => {
                 check(&Shape::Struct(&CHANNEL), value).map_err(fail)?;
                 out.channels.push(string_field(value, "channelName"));
             }
@@ -320,17 +335,17 @@ struct Context {
 }
 
 impl Context {
-    fn mismatch(&self, value: &Value, target: &str) -> String {
+    fn mismatch(&self, value: &Value, target: &str) -> DecodeProblem {
         self.mismatch_kind(crate::encoding::json::type_name(value), target)
     }
 
-    fn mismatch_kind(&self, kind: &str, target: &str) -> String {
-        match self.struct_name {
-            Some(name) => format!(
-                "json: cannot unmarshal {kind} into Go struct field {name}.{} of type {target}",
-                self.path.join(".")
-            ),
-            None => format!("json: cannot unmarshal {kind} into Go value of type {target}"),
+    fn mismatch_kind(&self, kind: &str, target: &str) -> DecodeProblem {
+        DecodeProblem::Mismatch {
+            found: kind.to_string(),
+            target: target.to_string(),
+            field: self
+                .struct_name
+                .map(|name| format!("{name}.{}", self.path.join("."))),
         }
     }
 }
@@ -339,12 +354,12 @@ impl Context {
 ///
 /// Go reports the first mismatch in document order; object keys are visited here in
 /// sorted order, which only differs when one value has several mismatches.
-fn check(shape: &Shape, value: &Value) -> Result<(), String> {
+fn check(shape: &Shape, value: &Value) -> Result<(), DecodeProblem> {
     let mut context = Context::default();
     check_in(shape, value, &mut context)
 }
 
-fn check_in(shape: &Shape, value: &Value, context: &mut Context) -> Result<(), String> {
+fn check_in(shape: &Shape, value: &Value, context: &mut Context) -> Result<(), DecodeProblem> {
     if value.is_null() {
         // Go leaves the target untouched for `null`.
         return Ok(());
@@ -359,7 +374,7 @@ fn check_in(shape: &Shape, value: &Value, context: &mut Context) -> Result<(), S
             _ => Err(context.mismatch(value, "bool")),
         },
         Shape::Bytes => match value {
-            Value::String(text) => go_base64(text).map(|_| ()),
+            Value::String(text) => go_base64(text).map(|_| ()).map_err(DecodeProblem::from),
             Value::Array(items) => {
                 for item in items {
                     match item {
@@ -418,23 +433,18 @@ fn lookup_field(shape: &StructShape, key: &str) -> Option<(&'static str, &'stati
         .fields
         .iter()
         .find(|(name, _)| *name == key)
-        .or_else(|| shape.fields.iter().find(|(name, _)| fold_eq(name, key)))
+        .or_else(|| {
+            shape
+                .fields
+                .iter()
+                .find(|(name, _)| crate::encoding::json::folds_to(key, name))
+        })
         .map(|(name, field_shape)| (*name, field_shape))
-}
-
-fn fold_eq(a: &str, b: &str) -> bool {
-    a.eq_ignore_ascii_case(b) || a.to_lowercase() == b.to_lowercase()
 }
 
 /// The member of `object` that Go would decode into the field named `name`.
 fn field<'a>(value: &'a Value, name: &str) -> Option<&'a Value> {
-    let object: &Map<String, Value> = value.as_object()?;
-    object.get(name).or_else(|| {
-        object
-            .iter()
-            .find(|(key, _)| fold_eq(key, name))
-            .map(|(_, item)| item)
-    })
+    crate::encoding::json::field(value.as_object()?, name)
 }
 
 fn string_field(value: &Value, name: &str) -> String {
@@ -448,8 +458,8 @@ fn string_field(value: &Value, name: &str) -> String {
 /// required, CR and LF ignored, non-zero trailing bits accepted.
 /// Checks base64 like Go's decoder and returns the decoded length, without
 /// keeping the bytes (validation only needs to know that they decode).
-fn go_base64(text: &str) -> Result<usize, String> {
-    crate::encoding::base64::validate_go(text.as_bytes()).map_err(|e| e.to_string())
+fn go_base64(text: &str) -> Result<usize, crate::encoding::base64::CorruptInput> {
+    crate::encoding::base64::validate_go(text.as_bytes())
 }
 
 #[cfg(test)]
@@ -465,25 +475,25 @@ mod tests {
     fn parses_known_types() {
         let properties = vec![
             prop(
-                TYPE_PACKAGE,
+                types::PACKAGE,
                 json!({"packageName": "foo", "version": "1.0.0", "release": "2"}),
             ),
             prop(
-                TYPE_GVK,
+                types::GVK,
                 json!({"group": "g", "kind": "K", "version": "v1"}),
             ),
             prop(
-                TYPE_GVK_REQUIRED,
+                types::GVK_REQUIRED,
                 json!({"group": "g", "kind": "R", "version": "v1"}),
             ),
             prop(
-                TYPE_PACKAGE_REQUIRED,
+                types::PACKAGE_REQUIRED,
                 json!({"packageName": "bar", "versionRange": ">=1.0.0"}),
             ),
-            prop(TYPE_BUNDLE_OBJECT, json!({"data": "eyJhIjoxfQ=="})),
-            prop(TYPE_CHANNEL, json!({"channelName": "stable"})),
+            prop(types::BUNDLE_OBJECT, json!({"data": "eyJhIjoxfQ=="})),
+            prop(types::CHANNEL, json!({"channelName": "stable"})),
             prop(
-                TYPE_CSV_METADATA,
+                types::CSV_METADATA,
                 json!({"displayName": "Foo", "keywords": ["a"]}),
             ),
             prop("olm.label", json!(["anything", 1])),
@@ -511,22 +521,22 @@ mod tests {
         let cases: Vec<(&str, Property, &str)> = vec![
             (
                 "error/gvk-string",
-                prop(TYPE_GVK, json!("x")),
+                prop(types::GVK, json!("x")),
                 "parse property[0] of type \"olm.gvk\": json: cannot unmarshal string into Go value of type property.GVK",
             ),
             (
                 "error/package-required-array",
-                prop(TYPE_PACKAGE_REQUIRED, json!([])),
+                prop(types::PACKAGE_REQUIRED, json!([])),
                 "parse property[0] of type \"olm.package.required\": json: cannot unmarshal array into Go value of type property.PackageRequired",
             ),
             (
                 "error/package-name-number",
-                prop(TYPE_PACKAGE, json!({"packageName": 5, "version": "1.0.0"})),
+                prop(types::PACKAGE, json!({"packageName": 5, "version": "1.0.0"})),
                 "parse property[0] of type \"olm.package\": json: cannot unmarshal number into Go struct field Package.packageName of type string",
             ),
             (
                 "error/package-name-case-insensitive",
-                prop(TYPE_PACKAGE, json!({"PACKAGENAME": true})),
+                prop(types::PACKAGE, json!({"PACKAGENAME": true})),
                 "parse property[0] of type \"olm.package\": json: cannot unmarshal bool into Go struct field Package.packageName of type string",
             ),
             (
@@ -536,22 +546,22 @@ mod tests {
             ),
             (
                 "error/bad-base64",
-                prop(TYPE_BUNDLE_OBJECT, json!({"data": "!!!!"})),
+                prop(types::BUNDLE_OBJECT, json!({"data": "!!!!"})),
                 "parse property[0] of type \"olm.bundle.object\": illegal base64 data at input byte 0",
             ),
             (
                 "error/bundle-object-number",
-                prop(TYPE_BUNDLE_OBJECT, json!({"data": 1})),
+                prop(types::BUNDLE_OBJECT, json!({"data": 1})),
                 "parse property[0] of type \"olm.bundle.object\": json: cannot unmarshal number into Go struct field BundleObject.data of type []uint8",
             ),
             (
                 "error/csv-metadata-nested",
-                prop(TYPE_CSV_METADATA, json!({"installModes": [{"type": "OwnNamespace", "supported": "yes"}]})),
+                prop(types::CSV_METADATA, json!({"installModes": [{"type": "OwnNamespace", "supported": "yes"}]})),
                 "parse property[0] of type \"olm.csv.metadata\": json: cannot unmarshal string into Go struct field InstallMode.installModes.supported of type bool",
             ),
             (
                 "error/csv-metadata-map-value",
-                prop(TYPE_CSV_METADATA, json!({"annotations": {"a": 1}})),
+                prop(types::CSV_METADATA, json!({"annotations": {"a": 1}})),
                 "parse property[0] of type \"olm.csv.metadata\": json: cannot unmarshal number into Go struct field CSVMetadata.annotations of type string",
             ),
         ];
@@ -563,7 +573,7 @@ mod tests {
 
     #[test]
     fn null_values_decode_to_zero() {
-        let parsed = parse(&[prop(TYPE_PACKAGE, Value::Null)]).expect("null is accepted");
+        let parsed = parse(&[prop(types::PACKAGE, Value::Null)]).expect("null is accepted");
         assert_eq!(parsed.packages, vec![PackageProperty::default()]);
     }
 
@@ -571,10 +581,10 @@ mod tests {
     fn index_points_at_failing_property() {
         let properties = vec![
             prop(
-                TYPE_PACKAGE,
+                types::PACKAGE,
                 json!({"packageName": "foo", "version": "1.0.0"}),
             ),
-            prop(TYPE_GVK, json!(1)),
+            prop(types::GVK, json!(1)),
         ];
         assert_eq!(parse(&properties).expect_err("bad gvk").index, 1);
     }
@@ -583,7 +593,7 @@ mod tests {
     fn base64_ignores_newlines_and_reports_offsets() {
         assert_eq!(go_base64("YW\r\nJj").expect("valid"), 3);
         assert_eq!(
-            go_base64("YW*j").expect_err("bad byte"),
+            go_base64("YW*j").expect_err("bad byte").to_string(),
             "illegal base64 data at input byte 2"
         );
     }

@@ -51,7 +51,7 @@ pub enum CacheError {
     #[error("cache directory has unexpected contents: {}", .0.join(","))]
     Unexpected(Vec<String>),
     #[error("integrity check failed: {0}")]
-    Integrity(String),
+    Integrity(#[source] IntegrityError),
     #[error("failed to load cache: get package index: {0}")]
     Load(String),
     #[error("failed to load or rebuild cache: failed to rebuild cache: {0}")]
@@ -134,25 +134,38 @@ pub fn detect(dir: &Path) -> Result<Layout, CacheError> {
     ))
 }
 
+/// Why a cache does not match its catalog.
+#[derive(Debug, thiserror::Error)]
+pub enum IntegrityError {
+    #[error("the cache in {} is in upstream's {POGREB_DIR} format, which this opm does not read; rebuild it with `opm serve --cache-only`", .0.display())]
+    Pogreb(PathBuf),
+    #[error("read existing cache digest: open {}: {}", .path.display(), io_message(.error))]
+    ReadDigest {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("compute digest: {0}")]
+    Digest(#[source] DigestError),
+    #[error("cache requires rebuild: cache reports digest as {}, but computed digest is {}", q(.existing), q(.computed))]
+    Mismatch { existing: String, computed: String },
+}
+
 /// Compares the digest file with the digest of the catalog and the cache.
-fn check_integrity(dir: &Path, catalog: &Path) -> Result<(), String> {
+fn check_integrity(dir: &Path, catalog: &Path) -> Result<(), IntegrityError> {
     let digest_path = dir.join(DIGEST_FILE);
-    let existing = std::fs::read_to_string(&digest_path).map_err(|e| {
-        format!(
-            "read existing cache digest: open {}: {}",
-            digest_path.display(),
-            io_message(&e)
-        )
-    })?;
+    let existing =
+        std::fs::read_to_string(&digest_path).map_err(|error| IntegrityError::ReadDigest {
+            path: digest_path.clone(),
+            error,
+        })?;
     let existing = existing.trim();
-    let computed = digest::digest(catalog, &dir.join(CACHE_TREE))
-        .map_err(|e| format!("compute digest: {e}"))?;
+    let computed =
+        digest::digest(catalog, &dir.join(CACHE_TREE)).map_err(IntegrityError::Digest)?;
     if existing != computed {
-        return Err(format!(
-            "cache requires rebuild: cache reports digest as {}, but computed digest is {}",
-            q(existing),
-            q(&computed)
-        ));
+        return Err(IntegrityError::Mismatch {
+            existing: existing.to_string(),
+            computed,
+        });
     }
     Ok(())
 }
@@ -173,18 +186,14 @@ pub fn load(dir: &Path) -> Result<(), CacheError> {
 #[derive(Debug)]
 pub struct Inspection {
     layout: Layout,
-    integrity: Result<(), String>,
+    integrity: Result<(), IntegrityError>,
 }
 
 /// Detects the layout of `dir` and checks its digest against `catalog`.
 pub fn inspect(dir: &Path, catalog: &Path) -> Result<Inspection, CacheError> {
     let layout = detect(dir)?;
     let integrity = match layout {
-        Layout::Pogreb => Err(format!(
-            "the cache in {} is in upstream's {POGREB_DIR} format, which this opm does not read; \
-             rebuild it with `opm serve --cache-only`",
-            dir.display()
-        )),
+        Layout::Pogreb => Err(IntegrityError::Pogreb(dir.to_path_buf())),
         Layout::Json | Layout::Empty => check_integrity(dir, catalog),
     };
     Ok(Inspection { layout, integrity })

@@ -11,11 +11,8 @@ use super::index::{Entry, ReadError};
 use crate::declcfg::load::sort_keys;
 use crate::declcfg::{Bundle, Package, Property};
 use crate::encoding::json::{go_quote as q, write_compact};
-use crate::encoding::yaml_read::yaml_bytes_to_json;
-use crate::model::property::{
-    self, TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA, TYPE_GVK, TYPE_GVK_REQUIRED, TYPE_PACKAGE,
-    TYPE_PACKAGE_REQUIRED,
-};
+use crate::encoding::yaml_read::{yaml_bytes_to_json, YamlError};
+use crate::model::property;
 use serde_json::{Map, Value};
 
 /// Where the bundle is listed.
@@ -70,21 +67,21 @@ pub fn bundle(
     let plain: Vec<Property> = blob
         .properties
         .iter()
-        .filter(|p| p.kind != TYPE_BUNDLE_OBJECT)
+        .filter(|p| p.kind != crate::property::BUNDLE_OBJECT)
         .cloned()
         .collect();
     let parsed = property::parse(&plain).map_err(|e| fail(e.to_string()))?;
     let [package_property] = parsed.packages.as_slice() else {
         return Err(fail(format!(
             "expected exactly 1 property of type {}, found {}",
-            q(TYPE_PACKAGE),
+            q(crate::property::PACKAGE),
             parsed.packages.len()
         )));
     };
     if parsed.csv_metadatas.len() > 1 {
         return Err(fail(format!(
             "expected at most 1 property of type {}, found {}",
-            q(TYPE_CSV_METADATA),
+            q(crate::property::CSV_METADATA),
             parsed.csv_metadatas.len()
         )));
     }
@@ -93,7 +90,7 @@ pub fn bundle(
     let (mut csv_json, mut object) = (String::new(), Vec::new());
     if objects == Objects::Include || blob.image.is_empty() {
         for (index, property) in blob.properties.iter().enumerate() {
-            if property.kind != TYPE_BUNDLE_OBJECT {
+            if property.kind != crate::property::BUNDLE_OBJECT {
                 continue;
             }
             let object_fail = |message: String| ConvertError::Object {
@@ -103,8 +100,8 @@ pub fn bundle(
                 message,
             };
             let data = crate::property::bundle_object_data(property.value.as_ref())
-                .map_err(object_fail)?;
-            object.push(object_json(&data).map_err(object_fail)?);
+                .map_err(|e| object_fail(e.to_string()))?;
+            object.push(object_json(&data).map_err(|e| object_fail(e.message().to_string()))?);
         }
         if let Some(found) = object.iter().find(|o| is_csv(o)) {
             csv_json.clone_from(found);
@@ -133,11 +130,11 @@ pub fn bundle(
     let mut required_packages = parsed.packages_required.iter();
     for property in &blob.properties {
         match property.kind.as_str() {
-            TYPE_GVK_REQUIRED => dependencies.push(api::Dependency {
-                r#type: TYPE_GVK.to_string(),
+            crate::property::GVK_REQUIRED => dependencies.push(api::Dependency {
+                r#type: crate::property::GVK.to_string(),
                 value: raw(property),
             }),
-            TYPE_PACKAGE_REQUIRED => {
+            crate::property::PACKAGE_REQUIRED => {
                 if let Some(required) = required_packages.next() {
                     let mut value = Map::new();
                     value.insert("packageName".into(), required.package_name.clone().into());
@@ -145,7 +142,7 @@ pub fn bundle(
                     let mut text = String::new();
                     write_compact(&Value::Object(value), &mut text, false);
                     dependencies.push(api::Dependency {
-                        r#type: TYPE_PACKAGE.to_string(),
+                        r#type: crate::property::PACKAGE.to_string(),
                         value: text,
                     });
                 }
@@ -179,7 +176,9 @@ pub fn bundle(
         properties: blob
             .properties
             .iter()
-            .filter(|p| p.kind != TYPE_BUNDLE_OBJECT && p.kind != TYPE_CSV_METADATA)
+            .filter(|p| {
+                p.kind != crate::property::BUNDLE_OBJECT && p.kind != crate::property::CSV_METADATA
+            })
             .map(|p| api::Property {
                 r#type: p.kind.clone(),
                 value: raw(p),
@@ -217,10 +216,10 @@ fn is_csv(object: &str) -> bool {
 /// A bundle object's data as upstream's `yaml.ToJSON` gives it: compact,
 /// keys sorted, HTML-escaped. JSON whose numbers are all plain integers
 /// converts to itself; anything else takes the YAML path.
-pub fn object_json(data: &[u8]) -> Result<String, String> {
+pub fn object_json(data: &[u8]) -> Result<String, YamlError> {
     let value = match serde_json::from_slice::<Value>(data) {
         Ok(value) if plain_numbers(&value) => value,
-        _ => yaml_bytes_to_json(data).map_err(|e| e.message().to_string())?,
+        _ => yaml_bytes_to_json(data)?,
     };
     let mut value = value;
     sort_keys(&mut value);

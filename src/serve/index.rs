@@ -13,7 +13,7 @@
 use crate::declcfg::load::{load_dir_with, sort_keys, strip_objects, ParsedFile};
 use crate::declcfg::{Blob, DeclarativeConfig};
 use crate::encoding::json::{go_quote as q, write_compact};
-use crate::model::property::{self, TYPE_CSV_METADATA};
+use crate::model::property;
 use crate::model::Model;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -489,7 +489,7 @@ fn build(
                         if properties.csv_metadatas.len() > 1 {
                             return Err(unservable(format!(
                                 "parse properties: expected at most 1 property of type {}, found {}",
-                                q(TYPE_CSV_METADATA),
+                                q(crate::property::CSV_METADATA),
                                 properties.csv_metadatas.len()
                             )));
                         }

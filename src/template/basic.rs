@@ -3,8 +3,8 @@
 //! image renders to, everything else passes through.
 
 use super::{load_entries, q, Bundles, SCHEMA_BASIC};
-use crate::action::convert_template::field;
 use crate::declcfg::DeclarativeConfig;
+use crate::encoding::json::field;
 use serde_json::Value;
 
 #[derive(Debug, Clone)]

@@ -102,7 +102,7 @@ pub fn detect(bytes: &[u8]) -> Result<Kind, TemplateError> {
     let document = first_document(bytes)
         .map_err(|e| TemplateError::Detect(format!("decoding template input: {e}")))?;
     let schema = match &document {
-        Value::Object(map) => match crate::action::convert_template::field(map, "schema") {
+        Value::Object(map) => match crate::encoding::json::field(map, "schema") {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(s)) => s.clone(),
             Some(other) => {

@@ -7,8 +7,8 @@
 
 use super::basic::schema_and_entries;
 use super::{load_entries, q, Bundles, SCHEMA_SUBSTITUTES};
-use crate::action::convert_template::field;
 use crate::declcfg::{Bundle, ChannelEntry, DeclarativeConfig};
+use crate::encoding::json::field;
 use crate::semver::{PreRelease, Version};
 use serde_json::Value;
 use std::cmp::Ordering;

@@ -125,16 +125,7 @@ pub(crate) fn read_layout(
     let mut config_bytes = Vec::new();
     copy_blob(dir, BlobKind::Config, config, &mut config_bytes)?;
     let labels = config_labels(&config_bytes, &config.digest)?;
-    let total = manifest
-        .layers
-        .iter()
-        .fold(0u64, |sum, layer| sum.saturating_add(layer.size));
-    if total > MAX_LAYERS_SIZE {
-        return Err(PullErrorKind::TooLarge {
-            what: format!("the layer data of the image ({total} bytes)"),
-            limit: MAX_LAYERS_SIZE,
-        });
-    }
+    manifest.check_layers_size()?;
     let temp = crate::image::temp_dir().map_err(|source| PullErrorKind::Io {
         path: std::env::temp_dir(),
         source,
@@ -197,7 +188,7 @@ pub(crate) fn read_archive(
         path: std::env::temp_dir(),
         source,
     })?;
-    extract_layout(stream, extracted.path()).map_err(local)?;
+    extract_layout(stream, extracted.path()).map_err(|e| local(e.to_string()))?;
     read_layout(extracted.path(), None, typed, options).map_err(|error| match error {
         // The temporary directory means nothing to the user: name the archive.
         PullErrorKind::Local { message, .. } => local(message),
@@ -205,29 +196,50 @@ pub(crate) fn read_archive(
     })
 }
 
+/// What is wrong with an archive of an OCI layout.
+#[derive(Debug, thiserror::Error)]
+enum ArchiveError {
+    #[error("not a tar archive: {0}")]
+    NotTar(std::io::Error),
+    #[error("corrupt tar archive: {0}")]
+    Corrupt(std::io::Error),
+    #[error("the archive has more than {MAX_ARCHIVE_ENTRIES} entries")]
+    TooManyEntries,
+    #[error("{} is not a regular file in the archive", go_quote(.0))]
+    NotAFile(String),
+    /// The layout files together exceed this many bytes.
+    #[error("the archive's layout files exceed the limit of {0} bytes")]
+    TooLarge(u64),
+    #[error("write {}: {error}", .path.display())]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{} appears twice in the archive", go_quote(.0))]
+    Twice(String),
+    #[error("corrupt tar archive: {} is cut short", go_quote(.0))]
+    CutShort(String),
+}
+
 /// Writes the layout files of a tar stream into `dest`: `oci-layout`,
 /// `index.json` and `blobs/<algorithm>/<hex>` as regular files, their
 /// directories, nothing else (other entries are skipped), within the size
 /// and entry caps.
-fn extract_layout(stream: Box<dyn std::io::Read>, dest: &Path) -> Result<(), String> {
+fn extract_layout(stream: Box<dyn std::io::Read>, dest: &Path) -> Result<(), ArchiveError> {
     let mut archive = tar::Archive::new(stream);
     let limit = MAX_LAYERS_SIZE + 2 * MAX_MANIFEST_SIZE + MAX_CONFIG_SIZE;
     let mut total = 0u64;
     let mut count = 0u64;
-    let entries = archive
-        .entries()
-        .map_err(|e| format!("not a tar archive: {e}"))?;
+    let entries = archive.entries().map_err(ArchiveError::NotTar)?;
     for entry in entries {
-        let mut entry = entry.map_err(|e| format!("corrupt tar archive: {e}"))?;
+        let mut entry = entry.map_err(ArchiveError::Corrupt)?;
         count += 1;
         if count > MAX_ARCHIVE_ENTRIES {
-            return Err(format!(
-                "the archive has more than {MAX_ARCHIVE_ENTRIES} entries"
-            ));
+            return Err(ArchiveError::TooManyEntries);
         }
         let name = entry
             .path()
-            .map_err(|e| format!("corrupt tar archive: {e}"))?
+            .map_err(ArchiveError::Corrupt)?
             .to_string_lossy()
             .into_owned();
         let Some(relative) = layout_member(&name) else {
@@ -238,40 +250,35 @@ fn extract_layout(stream: Box<dyn std::io::Read>, dest: &Path) -> Result<(), Str
             continue;
         }
         if !kind.is_file() {
-            return Err(format!(
-                "{} is not a regular file in the archive",
-                go_quote(&name)
-            ));
+            return Err(ArchiveError::NotAFile(name));
         }
         let size = entry.size();
         total = total.saturating_add(size);
         if total > limit {
-            return Err(format!(
-                "the archive's layout files exceed the limit of {limit} bytes"
-            ));
+            return Err(ArchiveError::TooLarge(limit));
         }
         let target = dest.join(&relative);
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("write {}: {}", parent.display(), e))?;
+            std::fs::create_dir_all(parent).map_err(|error| ArchiveError::Write {
+                path: parent.to_path_buf(),
+                error,
+            })?;
         }
         let mut out = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&target)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::AlreadyExists => {
-                    format!("{} appears twice in the archive", go_quote(&name))
-                }
-                _ => format!("write {}: {}", target.display(), e),
+            .map_err(|error| match error.kind() {
+                std::io::ErrorKind::AlreadyExists => ArchiveError::Twice(name.clone()),
+                _ => ArchiveError::Write {
+                    path: target.clone(),
+                    error,
+                },
             })?;
-        let copied = std::io::copy(&mut (&mut entry).take(size), &mut out)
-            .map_err(|e| format!("corrupt tar archive: {e}"))?;
+        let copied =
+            std::io::copy(&mut (&mut entry).take(size), &mut out).map_err(ArchiveError::Corrupt)?;
         if copied != size {
-            return Err(format!(
-                "corrupt tar archive: {} is cut short",
-                go_quote(&name)
-            ));
+            return Err(ArchiveError::CutShort(name));
         }
     }
     Ok(())

@@ -150,6 +150,24 @@ pub(super) struct ImageManifest {
     pub(super) layers: Vec<Descriptor>,
 }
 
+impl ImageManifest {
+    /// Refuses an image whose layers together announce more than [`super::MAX_LAYERS_SIZE`]
+    /// bytes, before any of them is fetched.
+    pub(super) fn check_layers_size(&self) -> Result<(), PullErrorKind> {
+        let total = self
+            .layers
+            .iter()
+            .fold(0u64, |sum, layer| sum.saturating_add(layer.size));
+        if total > super::MAX_LAYERS_SIZE {
+            return Err(PullErrorKind::TooLarge {
+                what: format!("the layer data of the image ({total} bytes)"),
+                limit: super::MAX_LAYERS_SIZE,
+            });
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug)]
 pub(super) struct ImageIndex {
     pub(super) manifests: Vec<Descriptor>,

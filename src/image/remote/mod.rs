@@ -212,16 +212,7 @@ impl Session {
         .await?;
         let labels = config_labels(&config_bytes, &config.digest)?;
 
-        let total = manifest
-            .layers
-            .iter()
-            .fold(0u64, |sum, layer| sum.saturating_add(layer.size));
-        if total > MAX_LAYERS_SIZE {
-            return Err(PullErrorKind::TooLarge {
-                what: format!("the layer data of the image ({total} bytes)"),
-                limit: MAX_LAYERS_SIZE,
-            });
-        }
+        manifest.check_layers_size()?;
         let mut layers = Vec::with_capacity(manifest.layers.len());
         let count = manifest.layers.len();
         for (index, descriptor) in manifest.layers.iter().enumerate() {

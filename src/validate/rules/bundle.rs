@@ -123,7 +123,7 @@ fn bundle_package_property_not_unique(bundle: &Bundle) -> Vec<String> {
     match property::parse(&bundle.properties) {
         Ok(properties) if properties.packages.len() != 1 => vec![format!(
             "must be exactly one property with type {}",
-            q(property::TYPE_PACKAGE)
+            q(crate::property::PACKAGE)
         )],
         _ => Vec::new(),
     }
