@@ -49,7 +49,7 @@ pub fn list(
     if let Some(message) = crate::validate::validate_catalog(config).message() {
         return Err(ListError::Invalid(message));
     }
-    let model = crate::model::convert::convert(config).model;
+    let model = crate::model::convert::convert(config.clone()).model;
     let packages: Vec<&crate::model::Package> = match package {
         Some(name) if what != What::Packages => vec![model
             .packages

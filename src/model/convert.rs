@@ -49,15 +49,25 @@ impl Conversion {
     }
 }
 
-/// Builds the model from `cfg`, gathering every conversion problem.
-pub fn convert(cfg: &DeclarativeConfig) -> Conversion {
+/// Builds the model from `cfg`, gathering every conversion problem. The model takes its data
+/// out of `cfg`, and each blob is freed once converted, so that the loaded catalog and the
+/// model are not both held whole.
+pub fn convert(cfg: DeclarativeConfig) -> Conversion {
+    let DeclarativeConfig {
+        packages,
+        channels,
+        bundles,
+        deprecations,
+        others,
+    } = cfg;
+    drop(others);
     let mut converter = Converter::default();
-    converter.packages(cfg);
-    converter.channels(cfg);
-    converter.bundles(cfg);
+    converter.packages(packages);
+    converter.channels(channels);
+    converter.bundles(bundles);
     converter.missing_bundles();
     converter.default_channels();
-    converter.deprecations(cfg);
+    converter.deprecations(&deprecations);
     converter.record_gaps();
     Conversion {
         model: converter.model,
@@ -142,8 +152,8 @@ impl Converter {
         );
     }
 
-    fn packages(&mut self, cfg: &DeclarativeConfig) {
-        for package in &cfg.packages {
+    fn packages(&mut self, packages: Vec<crate::declcfg::Package>) {
+        for package in packages {
             if package.name.is_empty() {
                 self.rejected.insert(String::new());
                 self.report(
@@ -183,25 +193,25 @@ impl Converter {
                 continue;
             }
             self.default_channels
-                .insert(package.name.clone(), package.default_channel.clone());
+                .insert(package.name.clone(), package.default_channel);
             self.model.packages.insert(
                 package.name.clone(),
                 Package {
-                    name: package.name.clone(),
-                    description: package.description.clone(),
-                    icon: package.icon.clone(),
+                    name: package.name,
+                    description: package.description,
+                    icon: package.icon,
                     default_channel: None,
                     channels: BTreeMap::new(),
                     deprecation: None,
-                    properties: package.properties.clone(),
-                    origin: package.origin.clone(),
+                    properties: package.properties,
+                    origin: package.origin,
                 },
             );
         }
     }
 
-    fn channels(&mut self, cfg: &DeclarativeConfig) {
-        for channel in &cfg.channels {
+    fn channels(&mut self, channels: Vec<crate::declcfg::Channel>) {
+        for channel in &channels {
             let entries = channel.entries.as_deref().unwrap_or_default();
             if self.rejected.contains(&channel.package) {
                 continue;
@@ -283,7 +293,7 @@ impl Converter {
                 }
                 model_channel.bundles.insert(
                     entry.name.clone(),
-                    Bundle {
+                    Box::new(Bundle {
                         name: entry.name.clone(),
                         package: channel.package.clone(),
                         channel: channel.name.clone(),
@@ -292,18 +302,20 @@ impl Converter {
                         skip_range: entry.skip_range.clone(),
                         entry: channel.origin.clone().map(|origin| (origin, index)),
                         ..Bundle::default()
-                    },
+                    }),
                 );
             }
             if let Some(package) = self.model.packages.get_mut(&channel.package) {
-                package.channels.insert(channel.name.clone(), model_channel);
+                package
+                    .channels
+                    .insert(channel.name.clone(), Box::new(model_channel));
             }
         }
     }
 
-    fn bundles(&mut self, cfg: &DeclarativeConfig) {
-        for bundle in &cfg.bundles {
-            if self.accept_bundle(bundle) {
+    fn bundles(&mut self, bundles: Vec<crate::declcfg::Bundle>) {
+        for bundle in bundles {
+            if self.accept_bundle(&bundle) {
                 self.convert_bundle(bundle);
             }
         }
@@ -343,39 +355,63 @@ impl Converter {
         false
     }
 
-    fn convert_bundle(&mut self, bundle: &crate::declcfg::Bundle) {
-        let (package, name) = (&bundle.package, &bundle.name);
-        let (properties, package_property) = self.bundle_properties(bundle);
-        self.check_images(bundle);
+    fn convert_bundle(&mut self, bundle: crate::declcfg::Bundle) {
+        let (properties, package_property) = self.bundle_properties(&bundle);
+        self.check_images(&bundle);
         let (version, release) = match &package_property {
-            Some(package_property) => self.bundle_version(bundle, package_property),
+            Some(package_property) => self.bundle_version(&bundle, package_property),
             None => (None, None),
         };
         let object_count = properties.map_or(0, |properties| properties.bundle_objects.len());
+        let crate::declcfg::Bundle {
+            name,
+            package,
+            image,
+            properties,
+            related_images,
+            origin,
+            deferred: _,
+        } = bundle;
         // Bundle objects are the bulk of a catalog; the model keeps the other
         // properties only (the objects were checked while loading and above).
-        let kept_properties: Vec<_> = bundle
-            .properties
-            .iter()
+        let kept_properties: Vec<_> = properties
+            .into_iter()
             .filter(|p| p.kind != crate::property::BUNDLE_OBJECT)
-            .cloned()
             .collect();
 
-        let mut found = false;
-        if let Some(model_package) = self.model.packages.get_mut(package) {
-            for channel in model_package.channels.values_mut() {
-                if let Some(target) = channel.bundles.get_mut(name) {
-                    found = true;
-                    target.image.clone_from(&bundle.image);
-                    target.properties.clone_from(&kept_properties);
-                    target.related_images.clone_from(&bundle.related_images);
-                    target.object_count = object_count;
-                    target.version.clone_from(&version);
-                    target.release.clone_from(&release);
-                    target.origin.clone_from(&bundle.origin);
-                }
+        // Every channel that lists the bundle gets a copy; the last one takes the data.
+        let mut targets: Vec<&mut Bundle> = self
+            .model
+            .packages
+            .get_mut(&package)
+            .map(|model_package| {
+                model_package
+                    .channels
+                    .values_mut()
+                    .filter_map(|channel| channel.bundles.get_mut(&name).map(|b| &mut **b))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let found = !targets.is_empty();
+        if let Some(last) = targets.pop() {
+            for target in targets {
+                target.image.clone_from(&image);
+                target.properties.clone_from(&kept_properties);
+                target.related_images.clone_from(&related_images);
+                target.object_count = object_count;
+                target.version.clone_from(&version);
+                target.release.clone_from(&release);
+                target.origin.clone_from(&origin);
             }
+            last.image = image;
+            last.properties = kept_properties;
+            last.related_images = related_images;
+            last.object_count = object_count;
+            last.version = version;
+            last.release = release;
+            last.origin = origin.clone();
         }
+        let (package, name) = (&package, &name);
         let in_dropped_channel = self
             .dropped_entries
             .get(package)
@@ -389,7 +425,7 @@ impl Converter {
                     q(package),
                     q(name)
                 ),
-                bundle.origin.as_ref(),
+                origin.as_ref(),
             );
         }
     }
@@ -576,19 +612,21 @@ impl Converter {
             package
                 .channels
                 .entry(default_channel.clone())
-                .or_insert_with(|| Channel {
-                    name: default_channel.clone(),
-                    package: name.clone(),
-                    origin: package.origin.clone(),
-                    ..Channel::default()
+                .or_insert_with(|| {
+                    Box::new(Channel {
+                        name: default_channel.clone(),
+                        package: name.clone(),
+                        origin: package.origin.clone(),
+                        ..Channel::default()
+                    })
                 });
             package.default_channel = Some(default_channel);
         }
     }
 
-    fn deprecations(&mut self, cfg: &DeclarativeConfig) {
+    fn deprecations(&mut self, deprecations: &[crate::declcfg::Deprecation]) {
         let mut seen: BTreeSet<&str> = BTreeSet::new();
-        for (index, deprecation) in cfg.deprecations.iter().enumerate() {
+        for (index, deprecation) in deprecations.iter().enumerate() {
             let package = &deprecation.package;
             let origin = deprecation.origin.as_ref();
             if package.is_empty() {

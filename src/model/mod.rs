@@ -23,7 +23,8 @@ pub struct Package {
     pub icon: Option<Icon>,
     /// The default channel's name; `None` when the package blob left it empty.
     pub default_channel: Option<String>,
-    pub channels: BTreeMap<String, Channel>,
+    /// Boxed: most packages have one channel, and a map node has room for eleven values.
+    pub channels: BTreeMap<String, Box<Channel>>,
     pub deprecation: Option<Deprecation>,
     pub properties: Vec<Property>,
     pub origin: Option<Origin>,
@@ -33,7 +34,8 @@ pub struct Package {
 pub struct Channel {
     pub name: String,
     pub package: String,
-    pub bundles: BTreeMap<String, Bundle>,
+    /// Boxed: a bundle is large, most channels list few, and a map node has room for eleven.
+    pub bundles: BTreeMap<String, Box<Bundle>>,
     pub deprecation: Option<Deprecation>,
     /// Internal-use channel properties, carried through.
     pub properties: Vec<Property>,
@@ -121,6 +123,7 @@ impl Channel {
         let heads: Vec<&Bundle> = self
             .bundles
             .values()
+            .map(|bundle| &**bundle)
             .filter(|bundle| !incoming.contains(bundle.name.as_str()))
             .collect();
         match heads.as_slice() {
@@ -162,7 +165,7 @@ impl Channel {
             }
             visited.insert(target);
             path.push(target);
-            current = self.bundles.get(target);
+            current = self.bundles.get(target).map(|bundle| &**bundle);
         }
         let stranded: Vec<String> = self
             .bundles
@@ -191,14 +194,14 @@ mod tests {
         for (name, replaces, skips) in entries {
             channel.bundles.insert(
                 name.to_string(),
-                Bundle {
+                Box::new(Bundle {
                     name: name.to_string(),
                     package: "foo".into(),
                     channel: "stable".into(),
                     replaces: replaces.to_string(),
                     skips: skips.iter().map(ToString::to_string).collect(),
                     ..Bundle::default()
-                },
+                }),
             );
         }
         channel

@@ -253,8 +253,7 @@ impl Index {
             |writer| writer.spill,
         );
 
-        let conversion = crate::model::convert::convert(&config);
-        drop(config);
+        let conversion = crate::model::convert::convert(config);
         let verdict =
             crate::validate::validate_converted(&conversion, crate::validate::registry::ALL);
         if !verdict.passed() {

@@ -148,8 +148,7 @@ impl Outcome {
             Ok(config) => {
                 let empty = config.is_empty();
                 // The rules read the model only: the loaded blobs go before they run.
-                let conversion = convert::convert(&config);
-                drop(config);
+                let conversion = convert::convert(config);
                 let mut verdict = validate_converted_with(&conversion, registry::ALL, strict);
                 if empty {
                     verdict.diagnostics.insert(
@@ -268,7 +267,7 @@ pub fn validate_catalog(cfg: &crate::declcfg::DeclarativeConfig) -> CatalogVerdi
 /// Validates `cfg` with only `rules` (conversion always runs; conversion findings of rules
 /// not in `rules` are left out).
 pub fn validate_with(cfg: &DeclarativeConfig, rules: &[&Rule]) -> CatalogVerdict {
-    validate_converted(&convert::convert(cfg), rules)
+    validate_converted(&convert::convert(cfg.clone()), rules)
 }
 
 /// [`validate_with`] for a catalog already converted, so that a caller can

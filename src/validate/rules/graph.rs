@@ -188,7 +188,10 @@ mod tests {
         Channel {
             name: "stable".into(),
             package: "p".into(),
-            bundles: bundles.into_iter().map(|b| (b.name.clone(), b)).collect(),
+            bundles: bundles
+                .into_iter()
+                .map(|b| (b.name.clone(), Box::new(b)))
+                .collect(),
             ..Channel::default()
         }
     }

@@ -565,7 +565,7 @@ fn warnings_do_not_fail_and_stay_out_of_upstreams_text() {
         );
         // --strict makes them errors, in the tree.
         let strict = crate::validate::validate_converted_with(
-            &crate::model::convert::convert(&cfg),
+            &crate::model::convert::convert(cfg.clone()),
             ALL,
             true,
         );
