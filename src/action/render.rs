@@ -296,14 +296,14 @@ impl Render {
         bundle: &mut Bundle,
         cache: &mut DocumentCache,
     ) -> Result<(), RenderError> {
-        let Some(deferred) = bundle.deferred.take() else {
-            return Ok(());
-        };
-        let Blob::Bundle(fresh) = read_again(&deferred, cache)? else {
-            return Err(changed(&deferred));
-        };
-        bundle.properties = fresh.properties;
-        post_process(bundle);
+        let fresh = read_again(bundle.deferred.take(), cache, |blob| match blob {
+            Blob::Bundle(fresh) => Some(fresh),
+            _ => None,
+        })?;
+        if let Some(fresh) = fresh {
+            bundle.properties = fresh.properties;
+            post_process(bundle);
+        }
         Ok(())
     }
 
@@ -312,13 +312,13 @@ impl Render {
         package: &mut Package,
         cache: &mut DocumentCache,
     ) -> Result<(), RenderError> {
-        let Some(deferred) = package.deferred.take() else {
-            return Ok(());
-        };
-        let Blob::Package(fresh) = read_again(&deferred, cache)? else {
-            return Err(changed(&deferred));
-        };
-        package.icon = fresh.icon;
+        let fresh = read_again(package.deferred.take(), cache, |blob| match blob {
+            Blob::Package(fresh) => Some(fresh),
+            _ => None,
+        })?;
+        if let Some(fresh) = fresh {
+            package.icon = fresh.icon;
+        }
         Ok(())
     }
 
@@ -352,20 +352,30 @@ impl Render {
     }
 }
 
-/// The blob a deferred bundle or package came from, read again.
-fn read_again(deferred: &Deferred, cache: &mut DocumentCache) -> Result<Blob, RenderError> {
-    read_deferred(deferred, cache).map_err(|e| RenderError::Reference {
+/// The blob a deferred bundle or package came from, read again and taken
+/// apart by `pick` (nothing when there is no deferred blob). A blob of
+/// another kind means the file changed since it was loaded.
+fn read_again<T>(
+    deferred: Option<Deferred>,
+    cache: &mut DocumentCache,
+    pick: impl FnOnce(Blob) -> Option<T>,
+) -> Result<Option<T>, RenderError> {
+    let Some(deferred) = deferred else {
+        return Ok(None);
+    };
+    let blob = read_deferred(&deferred, cache).map_err(|e| RenderError::Reference {
         reference: e.path,
         message: e.message,
-    })
-}
-
-/// The blob read again is of another kind: the file changed since it was loaded.
-fn changed(deferred: &Deferred) -> RenderError {
-    let path = deferred.file.display().to_string();
-    RenderError::Reference {
-        message: format!("{path} changed while it was being read"),
-        reference: path,
+    })?;
+    match pick(blob) {
+        Some(fresh) => Ok(Some(fresh)),
+        None => {
+            let path = deferred.file.display().to_string();
+            Err(RenderError::Reference {
+                message: format!("{path} changed while it was being read"),
+                reference: path,
+            })
+        }
     }
 }
 

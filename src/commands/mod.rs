@@ -127,23 +127,16 @@ fn version() -> Version {
 /// Upstream's `opm version` line (Go's `%#v` of its `version.Version`), with
 /// the toolchain that built us as one more field.
 fn version_line() -> String {
-    let Version {
-        opm_version,
-        git_commit,
-        build_date,
-        os,
-        arch,
-        toolchain,
-    } = version();
+    let v = version();
     let quote = crate::encoding::json::go_quote;
     format!(
         "Version: version.Version{{OpmVersion:{}, GitCommit:{}, BuildDate:{}, GoOs:{}, GoArch:{}, Toolchain:{}}}\n",
-        quote(&opm_version),
-        quote(git_commit),
-        quote(build_date),
-        quote(os),
-        quote(arch),
-        quote(toolchain)
+        quote(&v.opm_version),
+        quote(v.git_commit),
+        quote(v.build_date),
+        quote(v.os),
+        quote(v.arch),
+        quote(v.toolchain)
     )
 }
 

@@ -263,21 +263,7 @@ impl Index {
         version: &str,
         kind: &str,
     ) -> Result<Vec<api::ChannelEntry>, QueryError> {
-        let mut entries = Vec::new();
-        for package in self.packages.values() {
-            for channel in package.channels.values() {
-                for (name, e) in &channel.entries {
-                    let provided = self.bundles.get(e.bundle).map(|b| b.provided.as_slice());
-                    if provides(provided.unwrap_or_default(), group, version, kind) {
-                        Self::entries_for(package, channel, name, true, &mut entries);
-                    }
-                }
-            }
-        }
-        if entries.is_empty() {
-            return Err(no_provider(group, version, kind));
-        }
-        Ok(entries)
+        self.providers(group, version, kind, false)
     }
 
     /// `GetLatestChannelEntriesThatProvide`: channel heads only.
@@ -287,15 +273,36 @@ impl Index {
         version: &str,
         kind: &str,
     ) -> Result<Vec<api::ChannelEntry>, QueryError> {
+        self.providers(group, version, kind, true)
+    }
+
+    /// The channel entries whose bundle provides the API (of every entry, or
+    /// of each channel's head only, which then lists its skips only when they
+    /// are entries of the channel), in package and channel order.
+    fn providers(
+        &self,
+        group: &str,
+        version: &str,
+        kind: &str,
+        heads_only: bool,
+    ) -> Result<Vec<api::ChannelEntry>, QueryError> {
         let mut entries = Vec::new();
         for package in self.packages.values() {
             for channel in package.channels.values() {
-                let Some(head) = channel.entries.get(&channel.head) else {
-                    continue;
+                let candidates: Vec<(&String, &_)> = if heads_only {
+                    channel
+                        .entries
+                        .get_key_value(&channel.head)
+                        .into_iter()
+                        .collect()
+                } else {
+                    channel.entries.iter().collect()
                 };
-                let provided = self.bundles.get(head.bundle).map(|b| b.provided.as_slice());
-                if provides(provided.unwrap_or_default(), group, version, kind) {
-                    Self::entries_for(package, channel, &channel.head, false, &mut entries);
+                for (name, e) in candidates {
+                    let provided = self.bundles.get(e.bundle).map(|b| b.provided.as_slice());
+                    if provides(provided.unwrap_or_default(), group, version, kind) {
+                        Self::entries_for(package, channel, name, !heads_only, &mut entries);
+                    }
                 }
             }
         }

@@ -203,15 +203,11 @@ impl Registry for Service {
         request: Request<api::GetAllProvidersRequest>,
     ) -> Result<Response<Self::GetChannelEntriesThatProvideStream>, Status> {
         self.trace("GetChannelEntriesThatProvide");
-        let api::GetAllProvidersRequest {
-            group,
-            version,
-            kind,
-            plural: _,
-        } = request.into_inner();
+        // The plural is not compared, as upstream.
+        let r = request.into_inner();
         let entries = self
             .index
-            .channel_entries_that_provide(&group, &version, &kind)
+            .channel_entries_that_provide(&r.group, &r.version, &r.kind)
             .map_err(status)?;
         Ok(Response::new(Self::list(entries)))
     }
@@ -221,15 +217,11 @@ impl Registry for Service {
         request: Request<api::GetLatestProvidersRequest>,
     ) -> Result<Response<Self::GetLatestChannelEntriesThatProvideStream>, Status> {
         self.trace("GetLatestChannelEntriesThatProvide");
-        let api::GetLatestProvidersRequest {
-            group,
-            version,
-            kind,
-            plural: _,
-        } = request.into_inner();
+        // The plural is not compared, as upstream.
+        let r = request.into_inner();
         let entries = self
             .index
-            .latest_channel_entries_that_provide(&group, &version, &kind)
+            .latest_channel_entries_that_provide(&r.group, &r.version, &r.kind)
             .map_err(status)?;
         Ok(Response::new(Self::list(entries)))
     }
@@ -239,13 +231,9 @@ impl Registry for Service {
         request: Request<api::GetDefaultProviderRequest>,
     ) -> Result<Response<api::Bundle>, Status> {
         self.trace("GetDefaultBundleThatProvides");
-        let api::GetDefaultProviderRequest {
-            group,
-            version,
-            kind,
-            plural: _,
-        } = request.into_inner();
-        self.ask(move |index| index.default_bundle_that_provides(&group, &version, &kind))
+        // The plural is not compared, as upstream.
+        let r = request.into_inner();
+        self.ask(move |index| index.default_bundle_that_provides(&r.group, &r.version, &r.kind))
             .await
             .map(Response::new)
     }

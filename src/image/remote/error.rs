@@ -301,23 +301,27 @@ impl PullErrorKind {
     }
 }
 
+/// The distribution spec's error body: `{"errors": [{"code", "message"}]}`.
+#[derive(serde::Deserialize)]
+struct Envelope {
+    errors: Vec<Entry>,
+}
+
+/// One entry of an [`Envelope`]; either field may be missing or not a string.
+#[derive(serde::Deserialize)]
+struct Entry {
+    #[serde(default)]
+    code: Option<serde_json::Value>,
+    #[serde(default)]
+    message: Option<serde_json::Value>,
+}
+
 /// The error messages of a registry's answer, cleaned for a message: the
 /// `message` (else the `code`) of each entry of the distribution spec's
 /// `{"errors": [{"code", "message"}]}`, joined by `; `, or else the start
 /// of a plain-text body (never HTML). Known secrets are masked, in case a
 /// registry echoes what it was sent.
 pub(crate) fn registry_text(body: &[u8], secrets: &[String]) -> String {
-    #[derive(serde::Deserialize)]
-    struct Envelope {
-        errors: Vec<Entry>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        #[serde(default)]
-        code: Option<serde_json::Value>,
-        #[serde(default)]
-        message: Option<serde_json::Value>,
-    }
     let as_text = |value: Option<serde_json::Value>| match value {
         Some(serde_json::Value::String(text)) => text,
         _ => String::new(),
@@ -351,15 +355,6 @@ pub(crate) fn registry_text(body: &[u8], secrets: &[String]) -> String {
 
 /// The error codes of a registry's error body (`DENIED`, `NAME_UNKNOWN`, …).
 pub(crate) fn registry_codes(body: &[u8]) -> Vec<String> {
-    #[derive(serde::Deserialize)]
-    struct Envelope {
-        errors: Vec<Entry>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        #[serde(default)]
-        code: Option<serde_json::Value>,
-    }
     serde_json::from_slice::<Envelope>(body)
         .map(|envelope| {
             envelope

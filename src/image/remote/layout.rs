@@ -19,7 +19,7 @@ use super::manifest::{
 };
 use super::MAX_LAYERS_SIZE;
 use crate::encoding::json::go_quote;
-use crate::image::{Layer, PullOptions, PulledImage};
+use crate::image::{PullOptions, PulledImage};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
@@ -138,12 +138,7 @@ pub(crate) fn read_layout(
             source,
         })?;
         copy_blob(dir, BlobKind::Layer, descriptor, &mut file)?;
-        layers.push(Layer {
-            path,
-            media_type: descriptor.media_type.clone(),
-            digest: descriptor.digest.clone(),
-            size: descriptor.size,
-        });
+        layers.push(descriptor.layer(path));
     }
     Ok(PulledImage {
         reference: typed.to_string(),

@@ -130,6 +130,18 @@ pub(super) struct Descriptor {
     pub(super) platform: Option<Platform>,
 }
 
+impl Descriptor {
+    /// The verified layer this descriptor names, once its blob is at `path`.
+    pub(super) fn layer(&self, path: std::path::PathBuf) -> crate::image::Layer {
+        crate::image::Layer {
+            path,
+            media_type: self.media_type.clone(),
+            digest: self.digest.clone(),
+            size: self.size,
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RawManifest {

@@ -30,7 +30,7 @@ pub(crate) use token::Operation;
 
 use super::auth::Credentials;
 use super::reference::{Reference, ReferenceError};
-use super::{Layer, PullOptions, PulledImage};
+use super::{PullOptions, PulledImage};
 use crate::encoding::base64;
 use crate::encoding::json::go_quote;
 use blob::{valid_digest, Target};
@@ -226,12 +226,7 @@ impl Session {
                 Some((index + 1, count)),
             )
             .await?;
-            layers.push(Layer {
-                path,
-                media_type: descriptor.media_type.clone(),
-                digest: descriptor.digest.clone(),
-                size: descriptor.size,
-            });
+            layers.push(descriptor.layer(path));
         }
         Ok(PulledImage {
             reference: typed.to_string(),
