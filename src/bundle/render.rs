@@ -3,10 +3,11 @@
 //! APIs, sorted by type then value text, bundle objects moved last; related
 //! images from the CSV, the image and the install strategy's containers.
 
-use super::gojson::{self, field, type_error, RawProperty};
 use super::parse::{self, csv_release, csv_version, definitions, spec_map, split_crd_name};
 use super::parsed::{BundleDirError, ParsedBundle};
+use super::property_list::{self, RawProperty};
 use crate::declcfg::{Bundle, Property, RelatedImage};
+use crate::encoding::gojson::{self, field, type_error};
 use crate::encoding::json::go_quote;
 use crate::property::{BUNDLE_OBJECT, CSV_METADATA, GVK, GVK_REQUIRED, PACKAGE, PACKAGE_REQUIRED};
 use serde_json::{Map, Value};
@@ -60,10 +61,10 @@ fn split(props: &[RawProperty], others: &mut Vec<RawProperty>) -> Result<Split, 
     for (i, p) in props.iter().enumerate() {
         match p.kind.as_str() {
             GVK => {
-                let f = decode_fields(i, p, &gojson::GVK)?;
+                let f = decode_fields(i, p, &property_list::GVK)?;
                 gvks.push((f[0].clone(), f[1].clone(), f[2].clone()));
             }
-            PACKAGE => packages.push(decode_fields(i, p, &gojson::PACKAGE)?),
+            PACKAGE => packages.push(decode_fields(i, p, &property_list::PACKAGE)?),
             _ => others.push(p.clone()),
         }
     }
