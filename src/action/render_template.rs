@@ -6,10 +6,10 @@ use super::migrate::{bundle_csv, MigrationLevel};
 use super::render::{Allowed, Render};
 use crate::declcfg::{Bundle, DeclarativeConfig};
 use crate::image::PullOptions;
-use crate::template::{Bundles, Kind, RenderedBundles, Template, TemplateError};
+use crate::template::{Bundles, Kind, LookupError, RenderedBundles, Template, TemplateError};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// How many bundle references are rendered at once.
 pub const CONCURRENCY: usize = 6;
@@ -47,17 +47,14 @@ pub struct Counts {
 }
 
 /// Rendered references by reference.
-struct Found(HashMap<String, Result<RenderedBundles, String>>);
+struct Found(HashMap<String, Result<RenderedBundles, LookupError>>);
 
 impl Bundles for Found {
-    fn get(&self, reference: &str) -> Result<&RenderedBundles, String> {
+    fn get(&self, reference: &str) -> Result<&RenderedBundles, LookupError> {
         match self.0.get(reference) {
             Some(Ok(found)) => Ok(found),
-            Some(Err(message)) => Err(message.clone()),
-            None => Err(format!(
-                "render reference {}: not rendered: an earlier reference failed",
-                crate::encoding::json::go_quote(reference)
-            )),
+            Some(Err(error)) => Err(error.clone()),
+            None => Err(LookupError::NotRendered(reference.to_string())),
         }
     }
 }
@@ -88,7 +85,7 @@ impl RenderTemplate {
         let template = Template::parse(kind, bytes)?;
         let refs = template.refs();
         let reusable = self.reusable()?;
-        let mut found: HashMap<String, Result<RenderedBundles, String>> = HashMap::new();
+        let mut found: HashMap<String, Result<RenderedBundles, LookupError>> = HashMap::new();
         let mut to_render = Vec::new();
         for reference in refs {
             match reusable.get(&reference) {
@@ -152,7 +149,11 @@ impl RenderTemplate {
     }
 
     /// Renders one reference as `opm render` does (bundles only).
-    fn render_one(&self, reference: &str, pull: &PullOptions) -> Result<RenderedBundles, String> {
+    fn render_one(
+        &self,
+        reference: &str,
+        pull: &PullOptions,
+    ) -> Result<RenderedBundles, LookupError> {
         let render = Render {
             refs: vec![reference.to_string()],
             migrations: MigrationLevel::default(),
@@ -162,10 +163,7 @@ impl RenderTemplate {
         };
         match render.run() {
             Ok(rendered) => Ok(self.finish(rendered.config.bundles)),
-            Err(error) => Err(crate::diag::error_chain(std::iter::successors(
-                Some(&error as &(dyn std::error::Error + 'static)),
-                |e| e.source(),
-            ))),
+            Err(error) => Err(LookupError::Failed(Arc::new(error))),
         }
     }
 
@@ -176,7 +174,7 @@ impl RenderTemplate {
         &self,
         refs: &[String],
         progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Vec<(String, Result<RenderedBundles, String>)> {
+    ) -> Vec<(String, Result<RenderedBundles, LookupError>)> {
         let mut pull = self.pull.clone();
         // Several pulls at once: one summary line instead of per-layer progress.
         pull.progress = false;

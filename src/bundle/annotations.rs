@@ -10,7 +10,7 @@
 //!   (`map[string]string`);
 //! - [`parse_yaml`]: a file read as `bundle generate` and `bundle build` read it (go-yaml v3).
 
-use crate::bundle::gojson::{self, RawDoc, Shape};
+use crate::encoding::gojson::{self, RawDoc, Shape};
 use crate::encoding::json::go_quote;
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::Value;

@@ -29,10 +29,10 @@
 pub mod annotations;
 pub mod csvless;
 mod files;
-mod gojson;
 pub mod mediatype;
 mod parse;
 mod parsed;
+mod property_list;
 mod render;
 pub mod rules;
 pub mod validate;

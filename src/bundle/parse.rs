@@ -3,9 +3,10 @@
 //! the metadata files, then the derived properties.
 
 use super::csvless;
-use super::gojson::{self, field, go_marshal, sorted, type_error, RawDoc, RawProperty};
 use super::parsed::{ApiKey, BundleDirError, ParsedBundle};
+use super::property_list::{self, RawProperty};
 use crate::bundle::mediatype::MediaType;
+use crate::encoding::gojson::{self, field, go_marshal, sorted, type_error, RawDoc};
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
@@ -515,7 +516,7 @@ fn property_file_of(doc: &RawDoc, list: &str) -> Option<Vec<RawProperty>> {
     } else {
         "registry.Property"
     };
-    match gojson::property_list(raw.get(), doc.from_yaml, elem)? {
+    match property_list::property_list(raw.get(), doc.from_yaml, elem)? {
         (props, None) => Some(props),
         (_, Some(_)) => None,
     }
@@ -658,7 +659,7 @@ fn derived_properties(
     {
         // Unparsable JSON is ignored (a warning upstream); type errors leave
         // Go's partial result, which upstream keeps.
-        if let Some((props, _)) = gojson::property_list(text, false, "registry.Property") {
+        if let Some((props, _)) = property_list::property_list(text, false, "registry.Property") {
             derived.extend(props);
         }
     }

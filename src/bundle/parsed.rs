@@ -1,6 +1,7 @@
 //! A bundle directory as [`crate::bundle::parse_bundle_dir`] reads it, before rendering.
 
-use crate::bundle::gojson::{self, RawProperty};
+use crate::bundle::property_list::{self, RawProperty};
+use crate::encoding::gojson;
 use serde_json::Value;
 
 /// A failure to parse or render a bundle directory. `Display` is upstream's
@@ -87,7 +88,7 @@ impl ParsedBundle {
     /// "<dir>": <message>`).
     pub fn template_fields(&self) -> Result<TemplateFields, BundleDirError> {
         let version = match self.properties.iter().find(|p| p.kind == "olm.package") {
-            Some(p) => gojson::decode_strings(p.value.as_deref(), &gojson::PACKAGE)
+            Some(p) => gojson::decode_strings(p.value.as_deref(), &property_list::PACKAGE)
                 .map_err(BundleDirError::new)?
                 .swap_remove(1),
             None => String::new(),

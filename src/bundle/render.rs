@@ -3,16 +3,15 @@
 //! APIs, sorted by type then value text, bundle objects moved last; related
 //! images from the CSV, the image and the install strategy's containers.
 
-use super::gojson::{self, field, type_error, RawProperty};
 use super::parse::{self, csv_release, csv_version, definitions, spec_map, split_crd_name};
 use super::parsed::{BundleDirError, ParsedBundle};
+use super::property_list::{self, RawProperty};
 use crate::declcfg::{Bundle, Property, RelatedImage};
+use crate::encoding::gojson::{self, field, type_error};
 use crate::encoding::json::go_quote;
+use crate::property::{BUNDLE_OBJECT, CSV_METADATA, GVK, GVK_REQUIRED, PACKAGE, PACKAGE_REQUIRED};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
-
-const BUNDLE_OBJECT: &str = "olm.bundle.object";
-const CSV_METADATA: &str = "olm.csv.metadata";
 
 impl ParsedBundle {
     /// The `olm.bundle` blob with `image` as its image: properties sorted by
@@ -61,11 +60,11 @@ fn split(props: &[RawProperty], others: &mut Vec<RawProperty>) -> Result<Split, 
     let (mut gvks, mut packages) = (Vec::new(), Vec::new());
     for (i, p) in props.iter().enumerate() {
         match p.kind.as_str() {
-            "olm.gvk" => {
-                let f = decode_fields(i, p, &gojson::GVK)?;
+            GVK => {
+                let f = decode_fields(i, p, &property_list::GVK)?;
                 gvks.push((f[0].clone(), f[1].clone(), f[2].clone()));
             }
-            "olm.package" => packages.push(decode_fields(i, p, &gojson::PACKAGE)?),
+            PACKAGE => packages.push(decode_fields(i, p, &property_list::PACKAGE)?),
             _ => others.push(p.clone()),
         }
     }
@@ -92,7 +91,7 @@ fn properties(bundle: &ParsedBundle) -> Result<Vec<Property>, String> {
         map.insert("packageName".into(), Value::String(f[0].clone()));
         map.insert("versionRange".into(), Value::String(f[1].clone()));
         package_required.push(RawProperty::new(
-            "olm.package.required",
+            PACKAGE_REQUIRED,
             compact(&Value::Object(map)),
         ));
     }
@@ -119,16 +118,16 @@ fn properties(bundle: &ParsedBundle) -> Result<Vec<Property>, String> {
     }
     let package =
         package.unwrap_or_else(|| parse::package_text(&bundle.package, &version, &release, false));
-    out.push(RawProperty::new("olm.package", package));
+    out.push(RawProperty::new(PACKAGE, package));
     for (group, kind, version) in &provided {
         out.push(RawProperty::new(
-            "olm.gvk",
+            GVK,
             parse::gvk_text(group, kind, version, false),
         ));
     }
     for (group, kind, version) in &required {
         out.push(RawProperty::new(
-            "olm.gvk.required",
+            GVK_REQUIRED,
             parse::gvk_text(group, kind, version, false),
         ));
     }

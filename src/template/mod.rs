@@ -55,12 +55,86 @@ impl Kind {
 
 /// Why a template cannot be expanded; messages are upstream's, with the
 /// prefix its command adds (`rendering template: ...`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum TemplateError {
     #[error("auto-detecting template type: {0}")]
-    Detect(String),
+    Detect(#[source] DetectError),
     #[error("rendering template: {0}")]
-    Render(String),
+    Basic(#[source] basic::BasicError),
+    #[error("rendering template: {0}")]
+    Semver(#[source] semver::SemverError),
+    #[error("rendering template: {0}")]
+    Substitutes(#[source] substitutes::SubstitutesError),
+}
+
+/// Why the kind of a template cannot be told from its `schema`.
+#[derive(Debug, thiserror::Error)]
+pub enum DetectError {
+    #[error("decoding template input: {0}")]
+    Decode(#[source] DecodeError),
+    /// The `schema` field is not a string (the JSON type name).
+    #[error("unmarshalling template schema: json: cannot unmarshal {0} into Go struct field .schema of type string")]
+    SchemaType(&'static str),
+    /// The document is not an object (the JSON type name).
+    #[error("unmarshalling template schema: json: cannot unmarshal {0} into Go value of type struct {{ Schema string \"json:\\\"schema\\\"\" }}")]
+    NotObject(&'static str),
+    #[error("template input missing required 'schema' field")]
+    MissingSchema,
+    #[error("unknown template schema: {0}")]
+    UnknownSchema(String),
+}
+
+/// Why the first document of a template stream cannot be decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    #[error(transparent)]
+    Stream(#[from] crate::encoding::stream::StreamError),
+    /// The stream holds no document.
+    #[error("EOF")]
+    Empty,
+    #[error("json: {0}")]
+    Json(#[source] serde_json::Error),
+}
+
+/// Why a reference's rendering cannot be looked up.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LookupError {
+    /// Rendering the reference failed: the whole chain of its causes.
+    #[error("{}", crate::diag::error_chain(std::iter::successors(Some(&**.0 as &(dyn std::error::Error + 'static)), |e| e.source())))]
+    Failed(#[source] std::sync::Arc<dyn std::error::Error + Send + Sync>),
+    #[error("render reference {}: not rendered: an earlier reference failed", go_quote(.0))]
+    NotRendered(String),
+}
+
+/// Go's `json.Unmarshal` type errors for the fields of basic and
+/// substitutes templates (each carries the JSON type name it found).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnmarshalError {
+    #[error("unmarshalling template: json: cannot unmarshal {0} into Go value of type template")]
+    NotObject(&'static str),
+    #[error("unmarshalling template: json: cannot unmarshal {0} into Go struct field .schema of type string")]
+    Schema(&'static str),
+    #[error("unmarshalling template: json: cannot unmarshal {0} into Go struct field .entries of type []*declcfg.Meta")]
+    Entries(&'static str),
+    #[error("unmarshalling template: json: cannot unmarshal {0} into Go struct field SubstitutesTemplateData.substitutions of type []substitutes.Substitute")]
+    Substitutions(&'static str),
+    #[error("unmarshalling template: json: cannot unmarshal {0} into Go struct field SubstitutesTemplateData.substitutions of type substitutes.Substitute")]
+    Substitution(&'static str),
+    #[error("unmarshalling template: json: cannot unmarshal {found} into Go struct field Substitute.substitutions.{key} of type string")]
+    SubstitutionField {
+        key: &'static str,
+        found: &'static str,
+    },
+}
+
+/// Why the entries of a basic or substitutes template are not a catalog.
+#[derive(Debug, thiserror::Error)]
+pub enum EntriesError {
+    /// An entry that is not an object (the JSON type name).
+    #[error("json: cannot unmarshal {0} into Go value of type map[string]interface {{}}")]
+    NotObject(&'static str),
+    #[error(transparent)]
+    Blob(#[from] crate::declcfg::decode::DecodeError),
 }
 
 /// A bundle reference rendered: its bundles, and for each the CSV it was
@@ -74,8 +148,8 @@ pub struct RenderedBundles {
 /// Looks rendered bundle references up (filled by the caller before
 /// expanding a template).
 pub trait Bundles {
-    /// The rendering of `reference`, or the message of its failure.
-    fn get(&self, reference: &str) -> Result<&RenderedBundles, String>;
+    /// The rendering of `reference`, or why there is none.
+    fn get(&self, reference: &str) -> Result<&RenderedBundles, LookupError>;
 }
 
 /// The first document of a template stream as JSON (upstream decodes only
@@ -83,12 +157,12 @@ pub trait Bundles {
 ///
 /// # Errors
 /// The decoder's message.
-pub fn first_document(bytes: &[u8]) -> Result<Value, String> {
-    let documents = crate::encoding::stream::decode_documents(bytes).map_err(|e| e.to_string())?;
+pub fn first_document(bytes: &[u8]) -> Result<Value, DecodeError> {
+    let documents = crate::encoding::stream::decode_documents(bytes)?;
     match documents.into_iter().next() {
-        None => Err("EOF".to_string()),
+        None => Err(DecodeError::Empty),
         Some(crate::encoding::stream::Document::Json(text)) => {
-            crate::encoding::json::parse_value(text).map_err(|e| format!("json: {e}"))
+            crate::encoding::json::parse_value(text).map_err(DecodeError::Json)
         }
         Some(crate::encoding::stream::Document::Yaml(value)) => Ok(value),
     }
@@ -99,34 +173,32 @@ pub fn first_document(bytes: &[u8]) -> Result<Value, String> {
 /// # Errors
 /// `auto-detecting template type: ...` as upstream says it.
 pub fn detect(bytes: &[u8]) -> Result<Kind, TemplateError> {
-    let document = first_document(bytes)
-        .map_err(|e| TemplateError::Detect(format!("decoding template input: {e}")))?;
+    detect_kind(bytes).map_err(TemplateError::Detect)
+}
+
+fn detect_kind(bytes: &[u8]) -> Result<Kind, DetectError> {
+    let document = first_document(bytes).map_err(DetectError::Decode)?;
     let schema = match &document {
         Value::Object(map) => match crate::encoding::json::field(map, "schema") {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
-                return Err(TemplateError::Detect(format!(
-                    "unmarshalling template schema: json: cannot unmarshal {} into Go struct field .schema of type string",
-                    crate::encoding::json::type_name(other)
+                return Err(DetectError::SchemaType(crate::encoding::json::type_name(
+                    other,
                 )))
             }
         },
         Value::Null => String::new(),
         other => {
-            return Err(TemplateError::Detect(format!(
-                "unmarshalling template schema: json: cannot unmarshal {} into Go value of type struct {{ Schema string \"json:\\\"schema\\\"\" }}",
-                crate::encoding::json::type_name(other)
+            return Err(DetectError::NotObject(crate::encoding::json::type_name(
+                other,
             )))
         }
     };
     if schema.is_empty() {
-        return Err(TemplateError::Detect(
-            "template input missing required 'schema' field".to_string(),
-        ));
+        return Err(DetectError::MissingSchema);
     }
-    Kind::from_schema(&schema)
-        .ok_or_else(|| TemplateError::Detect(format!("unknown template schema: {schema}")))
+    Kind::from_schema(&schema).ok_or(DetectError::UnknownSchema(schema))
 }
 
 /// A parsed template, ready to say which references it needs.
@@ -144,11 +216,16 @@ impl Template {
     /// `rendering template: ...`.
     pub fn parse(kind: Kind, bytes: &[u8]) -> Result<Template, TemplateError> {
         match kind {
-            Kind::Basic => basic::Basic::parse(bytes).map(Template::Basic),
-            Kind::Semver => semver::Semver::parse(bytes).map(Template::Semver),
-            Kind::Substitutes => substitutes::Substitutes::parse(bytes).map(Template::Substitutes),
+            Kind::Basic => basic::Basic::parse(bytes)
+                .map(Template::Basic)
+                .map_err(TemplateError::Basic),
+            Kind::Semver => semver::Semver::parse(bytes)
+                .map(Template::Semver)
+                .map_err(TemplateError::Semver),
+            Kind::Substitutes => substitutes::Substitutes::parse(bytes)
+                .map(Template::Substitutes)
+                .map_err(TemplateError::Substitutes),
         }
-        .map_err(TemplateError::Render)
     }
 
     /// The bundle references to render, each once, in template order.
@@ -168,11 +245,10 @@ impl Template {
     /// `rendering template: ...`.
     pub fn expand(self, bundles: &dyn Bundles) -> Result<DeclarativeConfig, TemplateError> {
         match self {
-            Template::Basic(t) => t.expand(bundles),
-            Template::Semver(t) => t.expand(bundles),
-            Template::Substitutes(t) => t.expand(bundles),
+            Template::Basic(t) => t.expand(bundles).map_err(TemplateError::Basic),
+            Template::Semver(t) => t.expand(bundles).map_err(TemplateError::Semver),
+            Template::Substitutes(t) => t.expand(bundles).map_err(TemplateError::Substitutes),
         }
-        .map_err(TemplateError::Render)
     }
 }
 
@@ -181,19 +257,17 @@ impl Template {
 ///
 /// # Errors
 /// The first entry that is not a valid blob.
-pub fn load_entries(entries: &[Value]) -> Result<DeclarativeConfig, String> {
+pub fn load_entries(entries: &[Value]) -> Result<DeclarativeConfig, EntriesError> {
     let mut config = DeclarativeConfig::default();
     for entry in entries {
         let mut value = entry.clone();
         crate::declcfg::load::sort_keys(&mut value);
         if !value.is_object() {
-            return Err(format!(
-                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                crate::encoding::json::type_name(&value)
-            ));
+            return Err(EntriesError::NotObject(crate::encoding::json::type_name(
+                &value,
+            )));
         }
-        let blob =
-            crate::declcfg::decode::decode_blob(value, false, None).map_err(|e| e.message)?;
+        let blob = crate::declcfg::decode::decode_blob(value, false, None)?;
         config.push(blob);
     }
     Ok(config)

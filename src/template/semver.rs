@@ -3,7 +3,7 @@
 //! linked along semver lines, with the "high-water" channel as default and
 //! the package description and icon from that channel head's CSV.
 
-use super::{q, Bundles, SCHEMA_SEMVER};
+use super::{q, Bundles, DecodeError, LookupError, SCHEMA_SEMVER};
 use crate::declcfg::{Channel, ChannelEntry, DeclarativeConfig, Icon, Package};
 use crate::semver::Version;
 use serde_json::{Map, Value};
@@ -29,29 +29,117 @@ pub struct Semver {
     channels: [Vec<String>; 3],
 }
 
-fn type_error(value: &Value, field: &str, go_type: &str) -> String {
-    format!(
-        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type {go_type}",
-        crate::encoding::json::type_name(value)
-    )
+/// Why a semver template cannot be parsed or expanded; messages are upstream's.
+#[derive(Debug, thiserror::Error)]
+pub enum SemverError {
+    #[error("render: unable to read file: {0}")]
+    Read(#[source] ReadError),
+    #[error(transparent)]
+    Lookup(#[from] LookupError),
+    #[error("bundle reference {} resulted in {count} bundles, expected 1", q(.reference))]
+    BundleCount { reference: String, count: usize },
+    #[error("render: no bundles specified or no bundles could be rendered")]
+    NoBundles,
+    #[error("render: unable to post-process bundle info: {0}")]
+    PostProcess(#[source] PostProcessError),
 }
 
-fn unknown(key: &str) -> String {
-    format!(
-        "error unmarshaling JSON: while decoding JSON: json: unknown field {}",
-        q(key)
-    )
+/// Why the template document is not a semver template.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("error converting YAML to JSON: yaml: unmarshal errors:\n  line {line}: key {} already set in map", q(.key))]
+    DuplicateKey { line: u64, key: String },
+    #[error("error converting YAML to JSON: {0}")]
+    Decode(#[source] DecodeError),
+    /// The document is not an object (the JSON type name).
+    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {0} into Go value of type semver.SemverTemplateData")]
+    NotObject(&'static str),
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error(
+        "readFile: input file has unknown schema, should be {}",
+        q(SCHEMA_SEMVER)
+    )]
+    UnknownSchema,
+    #[error("schema attribute mismatch: DefaultChannelTypePreference set to 'minor' doesn't make sense if not generating minor-version channels")]
+    MinorMismatch,
+    #[error("schema attribute mismatch: DefaultChannelTypePreference set to 'major' doesn't make sense if not generating major-version channels")]
+    MajorMismatch,
+    #[error("unknown DefaultChannelTypePreference: {}\nValid values are 'major' or 'minor'", q(.0))]
+    UnknownPreference(String),
+}
+
+/// Go's strict JSON decoding of a template field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FieldError {
+    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {found} into Go struct field {field} of type {go_type}")]
+    Type {
+        found: &'static str,
+        field: String,
+        go_type: &'static str,
+    },
+    #[error("error unmarshaling JSON: while decoding JSON: json: unknown field {}", q(.0))]
+    Unknown(String),
+}
+
+/// Why the rendered bundles cannot be laid out in channels.
+#[derive(Debug, thiserror::Error)]
+pub enum PostProcessError {
+    #[error(transparent)]
+    Package(#[from] PackageVersionError),
+    #[error("bundle {} does not belong to this package: {}", q(.name), q(.package))]
+    ForeignBundle { name: String, package: String },
+    #[error("duplicate bundle name {}", q(.0))]
+    DuplicateBundle(String),
+    /// The versions (each `"version" cannot be compared to "stripped"`) that
+    /// differ only by build metadata, in bundle-name order.
+    #[error("encountered bundle versions which differ only by build metadata, which cannot be ordered: {}", build_metadata_list(.0))]
+    BuildMetadata(Vec<String>),
+}
+
+/// One item as is, several as Go prints a slice of errors.
+fn build_metadata_list(items: &[String]) -> String {
+    match items {
+        [one] => one.clone(),
+        _ => format!("[{}]", items.join(", ")),
+    }
+}
+
+/// Why a bundle has no package name and version.
+#[derive(Debug, thiserror::Error)]
+pub enum PackageVersionError {
+    #[error("parse properties for bundle {}: {source}", q(.bundle))]
+    Properties {
+        bundle: String,
+        source: Box<crate::model::property::ParseError>,
+    },
+    #[error("bundle {} has multiple {} properties, expected exactly 1", q(.0), q(crate::property::PACKAGE))]
+    NotOne(String),
+    #[error("bundle {} has invalid version {}: {source}", q(.bundle), q(.version))]
+    Version {
+        bundle: String,
+        version: String,
+        source: crate::semver::SemverError,
+    },
+}
+
+fn type_error(value: &Value, field: &str, go_type: &'static str) -> FieldError {
+    FieldError::Type {
+        found: crate::encoding::json::type_name(value),
+        field: field.to_string(),
+        go_type,
+    }
 }
 
 /// Go's strict, case-insensitive decoding of an object into known fields.
 fn fields<'a>(
     map: &'a Map<String, Value>,
     known: &[&'static str],
-) -> Result<BTreeMap<&'static str, &'a Value>, String> {
+) -> Result<BTreeMap<&'static str, &'a Value>, FieldError> {
     let mut out = BTreeMap::new();
     for (key, value) in map {
         let Some(&name) = known.iter().find(|k| k.eq_ignore_ascii_case(key)) else {
-            return Err(unknown(key));
+            return Err(FieldError::Unknown(key.clone()));
         };
         if !value.is_null() {
             out.insert(name, value);
@@ -60,21 +148,21 @@ fn fields<'a>(
     Ok(out)
 }
 
-fn string_field(value: &Value, field: &str) -> Result<String, String> {
+fn string_field(value: &Value, field: &str) -> Result<String, FieldError> {
     match value {
         Value::String(s) => Ok(s.clone()),
         other => Err(type_error(other, field, "string")),
     }
 }
 
-fn bool_field(value: &Value, field: &str) -> Result<bool, String> {
+fn bool_field(value: &Value, field: &str) -> Result<bool, FieldError> {
     match value {
         Value::Bool(b) => Ok(*b),
         other => Err(type_error(other, field, "bool")),
     }
 }
 
-fn bundle_images(value: &Value, archetype: &str) -> Result<Vec<String>, String> {
+fn bundle_images(value: &Value, archetype: &str) -> Result<Vec<String>, FieldError> {
     let Value::Object(map) = value else {
         return Err(type_error(
             value,
@@ -119,24 +207,24 @@ fn bundle_images(value: &Value, archetype: &str) -> Result<Vec<String>, String> 
 }
 
 impl Semver {
-    pub fn parse(bytes: &[u8]) -> Result<Semver, String> {
-        let read = |message: String| format!("render: unable to read file: {message}");
+    pub fn parse(bytes: &[u8]) -> Result<Semver, SemverError> {
+        Semver::read(bytes).map_err(SemverError::Read)
+    }
+
+    fn read(bytes: &[u8]) -> Result<Semver, ReadError> {
         if let Some(duplicate) = crate::encoding::yaml_read::first_duplicate_key(bytes) {
-            return Err(read(format!(
-                "error converting YAML to JSON: yaml: unmarshal errors:\n  line {}: key {} already set in map",
-                duplicate.line,
-                q(&duplicate.key)
-            )));
+            return Err(ReadError::DuplicateKey {
+                line: duplicate.line,
+                key: duplicate.key,
+            });
         }
-        let document = super::first_document(bytes)
-            .map_err(|e| read(format!("error converting YAML to JSON: {e}")))?;
+        let document = super::first_document(bytes).map_err(ReadError::Decode)?;
         let map = match &document {
             Value::Object(map) => map.clone(),
             Value::Null => Map::new(),
             other => {
-                return Err(read(format!(
-                    "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type semver.SemverTemplateData",
-                    crate::encoding::json::type_name(other)
+                return Err(ReadError::NotObject(crate::encoding::json::type_name(
+                    other,
                 )))
             }
         };
@@ -151,43 +239,35 @@ impl Semver {
                 "fast",
                 "stable",
             ],
-        )
-        .map_err(read)?;
+        )?;
         let schema = known
             .get("schema")
             .map(|v| string_field(v, "SemverTemplateData.schema"))
-            .transpose()
-            .map_err(read)?
+            .transpose()?
             .unwrap_or_default();
         let major = known
             .get("generateMajorChannels")
             .map(|v| bool_field(v, "SemverTemplateData.generateMajorChannels"))
-            .transpose()
-            .map_err(read)?
+            .transpose()?
             .unwrap_or(false);
         let mut minor = known
             .get("generateMinorChannels")
             .map(|v| bool_field(v, "SemverTemplateData.generateMinorChannels"))
-            .transpose()
-            .map_err(read)?
+            .transpose()?
             .unwrap_or(false);
         let preference = known
             .get("defaultChannelTypePreference")
             .map(|v| string_field(v, "SemverTemplateData.defaultChannelTypePreference"))
-            .transpose()
-            .map_err(read)?
+            .transpose()?
             .unwrap_or_default();
         let mut channels: [Vec<String>; 3] = Default::default();
         for (i, archetype) in ARCHETYPES.iter().enumerate() {
             if let Some(value) = known.get(archetype) {
-                channels[i] = bundle_images(value, archetype).map_err(read)?;
+                channels[i] = bundle_images(value, archetype)?;
             }
         }
         if schema != SCHEMA_SEMVER {
-            return Err(read(format!(
-                "readFile: input file has unknown schema, should be {}",
-                q(SCHEMA_SEMVER)
-            )));
+            return Err(ReadError::UnknownSchema);
         }
         if !major && !minor {
             minor = true;
@@ -195,16 +275,11 @@ impl Semver {
         let preference = match preference.as_str() {
             "" if minor => Stream::Minor,
             "" => Stream::Major,
-            "minor" if !minor => return Err(read("schema attribute mismatch: DefaultChannelTypePreference set to 'minor' doesn't make sense if not generating minor-version channels".to_string())),
+            "minor" if !minor => return Err(ReadError::MinorMismatch),
             "minor" => Stream::Minor,
-            "major" if !major => return Err(read("schema attribute mismatch: DefaultChannelTypePreference set to 'major' doesn't make sense if not generating major-version channels".to_string())),
+            "major" if !major => return Err(ReadError::MajorMismatch),
             "major" => Stream::Major,
-            other => {
-                return Err(read(format!(
-                    "unknown DefaultChannelTypePreference: {}\nValid values are 'major' or 'minor'",
-                    q(other)
-                )))
-            }
+            other => return Err(ReadError::UnknownPreference(other.to_string())),
         };
         Ok(Semver {
             major,
@@ -218,7 +293,7 @@ impl Semver {
         self.channels.iter().flatten().cloned().collect()
     }
 
-    pub fn expand(self, rendered: &dyn Bundles) -> Result<DeclarativeConfig, String> {
+    pub fn expand(self, rendered: &dyn Bundles) -> Result<DeclarativeConfig, SemverError> {
         let mut out = DeclarativeConfig::default();
         // Bundle name -> CSV, for the package metadata.
         let mut csvs: HashMap<String, Value> = HashMap::new();
@@ -230,11 +305,10 @@ impl Semver {
             }
             let found = rendered.get(&reference)?;
             if found.bundles.len() != 1 {
-                return Err(format!(
-                    "bundle reference {} resulted in {} bundles, expected 1",
-                    q(&reference),
-                    found.bundles.len()
-                ));
+                return Err(SemverError::BundleCount {
+                    count: found.bundles.len(),
+                    reference,
+                });
             }
             let bundle = found.bundles[0].clone();
             if let Some(Some(csv)) = found.csvs.first() {
@@ -245,10 +319,9 @@ impl Semver {
             out.bundles.push(bundle);
         }
         if out.bundles.is_empty() {
-            return Err("render: no bundles specified or no bundles could be rendered".to_string());
+            return Err(SemverError::NoBundles);
         }
-        let post =
-            |message: String| format!("render: unable to post-process bundle info: {message}");
+        let post = SemverError::PostProcess;
         let mut package = String::new();
         // Per archetype: bundle name -> version, in template order.
         let mut versions: Vec<Vec<(String, Version)>> = Vec::new();
@@ -256,7 +329,7 @@ impl Semver {
             let mut entries: Vec<(String, Version)> = Vec::new();
             for image in images {
                 let bundle = &out.bundles[index_of[image]];
-                let (name, version) = package_version(bundle).map_err(post)?;
+                let (name, version) = package_version(bundle).map_err(|e| post(e.into()))?;
                 if package.is_empty() {
                     package = name;
                     out.packages.push(Package {
@@ -264,14 +337,10 @@ impl Semver {
                         ..Package::default()
                     });
                 } else if name != package {
-                    return Err(post(format!(
-                        "bundle {} does not belong to this package: {}",
-                        q(&name),
-                        q(&package)
-                    )));
+                    return Err(post(PostProcessError::ForeignBundle { name, package }));
                 }
                 if entries.iter().any(|(n, _)| *n == bundle.name) {
-                    return Err(post(format!("duplicate bundle name {}", q(&bundle.name))));
+                    return Err(post(PostProcessError::DuplicateBundle(bundle.name.clone())));
                 }
                 entries.push((bundle.name.clone(), version));
             }
@@ -431,29 +500,30 @@ impl Semver {
 }
 
 /// The package name and version of a bundle's one `olm.package` property.
-fn package_version(bundle: &crate::declcfg::Bundle) -> Result<(String, Version), String> {
-    let properties = crate::model::property::parse(&bundle.properties)
-        .map_err(|e| format!("parse properties for bundle {}: {e}", q(&bundle.name)))?;
-    let [package] = properties.packages.as_slice() else {
-        return Err(format!(
-            "bundle {} has multiple {} properties, expected exactly 1",
-            q(&bundle.name),
-            q(crate::property::PACKAGE)
-        ));
-    };
-    let version = Version::parse(&package.version).map_err(|e| {
-        format!(
-            "bundle {} has invalid version {}: {e}",
-            q(&bundle.name),
-            q(&package.version)
-        )
+fn package_version(
+    bundle: &crate::declcfg::Bundle,
+) -> Result<(String, Version), PackageVersionError> {
+    let properties = crate::model::property::parse(&bundle.properties).map_err(|source| {
+        PackageVersionError::Properties {
+            bundle: bundle.name.clone(),
+            source: Box::new(source),
+        }
     })?;
+    let [package] = properties.packages.as_slice() else {
+        return Err(PackageVersionError::NotOne(bundle.name.clone()));
+    };
+    let version =
+        Version::parse(&package.version).map_err(|source| PackageVersionError::Version {
+            bundle: bundle.name.clone(),
+            version: package.version.clone(),
+            source,
+        })?;
     Ok((package.package_name.clone(), version))
 }
 
 /// Versions of one archetype that differ only by build metadata cannot be
 /// ordered (reported in bundle-name order).
-fn check_build_metadata(entries: &[(String, Version)]) -> Result<(), String> {
+fn check_build_metadata(entries: &[(String, Version)]) -> Result<(), PostProcessError> {
     let mut sorted: Vec<&(String, Version)> = entries.iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -470,10 +540,10 @@ fn check_build_metadata(entries: &[(String, Version)]) -> Result<(), String> {
             ));
         }
     }
-    match errors.len() {
-        0 => Ok(()),
-        1 => Err(format!("encountered bundle versions which differ only by build metadata, which cannot be ordered: {}", errors[0])),
-        _ => Err(format!("encountered bundle versions which differ only by build metadata, which cannot be ordered: [{}]", errors.join(", "))),
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(PostProcessError::BuildMetadata(errors))
     }
 }
 

@@ -6,12 +6,116 @@
 //! The catalog must be valid before and after each substitution.
 
 use super::basic::schema_and_entries;
-use super::{load_entries, q, Bundles, SCHEMA_SUBSTITUTES};
+use super::SCHEMA_SUBSTITUTES;
+use super::{load_entries, q, Bundles, DecodeError, EntriesError, LookupError, UnmarshalError};
 use crate::declcfg::{Bundle, ChannelEntry, DeclarativeConfig};
 use crate::encoding::json::field;
-use crate::semver::{PreRelease, Version};
+use crate::semver::{PreRelease, SemverError, Version};
 use serde_json::Value;
 use std::cmp::Ordering;
+
+/// Why a substitutes template cannot be parsed or expanded; messages are
+/// upstream's.
+#[derive(Debug, thiserror::Error)]
+pub enum SubstitutesError {
+    #[error("render: unable to parse template: {0}")]
+    Parse(#[source] ParseError),
+    #[error("render: unable to create declarative config from entries: {0}")]
+    Entries(#[source] EntriesError),
+    #[error("render: entries are not valid FBC: {0}")]
+    Invalid(#[source] InvalidCatalog),
+    #[error("render: cannot reuse the same substitution base {}", q(.0))]
+    ReusedBase(String),
+    #[error("render: cannot reuse the same substitution {} for different bases ({} and {})", q(.name), q(.first), q(.second))]
+    ReusedName {
+        name: String,
+        first: String,
+        second: String,
+    },
+    #[error("render: error processing substitution {} -> {}: {source}", q(.base), q(.name))]
+    Substitution {
+        base: String,
+        name: String,
+        source: Box<SubstitutionError>,
+    },
+}
+
+/// Why the template document is not a substitutes template.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("decoding template schema: {0}")]
+    Decode(#[source] DecodeError),
+    #[error(transparent)]
+    Unmarshal(#[from] UnmarshalError),
+    #[error("template has unknown schema ({}), should be {}", q(.0), q(SCHEMA_SUBSTITUTES))]
+    UnknownSchema(String),
+}
+
+/// Why one substitution cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SubstitutionError {
+    #[error("substitution name cannot be empty")]
+    EmptyName,
+    #[error("substitution base cannot be empty")]
+    EmptyBase,
+    #[error("substitution name and base cannot be the same")]
+    SameNameAndBase,
+    #[error("failed to render bundle image reference {}: {source}", q(.name))]
+    Render { name: String, source: LookupError },
+    #[error("rendered bundle image reference {} contains no bundles", q(.0))]
+    NoBundles(String),
+    #[error("failed to get VersionRelease for substitute bundle {}: {source}", q(.name))]
+    SubstituteVersion {
+        name: String,
+        source: VersionReleaseError,
+    },
+    #[error("base bundle {} does not exist in catalog", q(.0))]
+    MissingBase(String),
+    #[error("failed to get VersionRelease for base bundle {}: {source}", q(.base))]
+    BaseVersion {
+        base: String,
+        source: VersionReleaseError,
+    },
+    #[error("base bundle {} is not less than substitute bundle {}", q(.base), q(.name))]
+    NotLess { base: String, name: String },
+    #[error("resulting config is not valid FBC: {0}")]
+    Invalid(#[source] InvalidCatalog),
+}
+
+/// Why a bundle has no version and release (upstream's messages).
+#[derive(Debug, thiserror::Error)]
+pub enum VersionReleaseError {
+    #[error(
+        "must be exactly one property of type {}",
+        q(crate::declcfg::SCHEMA_PACKAGE)
+    )]
+    NotOne,
+    #[error("unable to unmarshal \"olm.package\" property for bundle {}: json: cannot unmarshal {found} into Go struct field Package.{key} of type string", q(.bundle))]
+    FieldType {
+        bundle: String,
+        key: &'static str,
+        found: &'static str,
+    },
+    #[error("invalid semver version {} in \"olm.package\" property for bundle {}: {source}", q(.version), q(.bundle))]
+    Version {
+        version: String,
+        bundle: String,
+        source: SemverError,
+    },
+    #[error("invalid release {} in \"olm.package\" property for bundle {}: {source}", q(.release), q(.bundle))]
+    Release {
+        release: String,
+        bundle: String,
+        source: SemverError,
+    },
+    #[error("no {} property found for bundle {}", q(crate::declcfg::SCHEMA_PACKAGE), q(.0))]
+    Missing(String),
+}
+
+/// Upstream's validation message of a catalog that is not valid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidCatalog(String);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Substitution {
@@ -25,7 +129,7 @@ pub struct Substitutes {
     substitutions: Vec<Substitution>,
 }
 
-fn substitutions_of(document: &Value) -> Result<Vec<Substitution>, String> {
+fn substitutions_of(document: &Value) -> Result<Vec<Substitution>, UnmarshalError> {
     let Some(Value::Object(map)) = Some(document) else {
         return Ok(Vec::new());
     };
@@ -33,21 +137,18 @@ fn substitutions_of(document: &Value) -> Result<Vec<Substitution>, String> {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
         Some(other) => {
-            return Err(format!(
-                "unmarshalling template: json: cannot unmarshal {} into Go struct field SubstitutesTemplateData.substitutions of type []substitutes.Substitute",
-                crate::encoding::json::type_name(other)
+            return Err(UnmarshalError::Substitutions(
+                crate::encoding::json::type_name(other),
             ))
         }
     };
-    let text = |item: &serde_json::Map<String, Value>, key: &str| {
-        match field(item, key) {
+    let text = |item: &serde_json::Map<String, Value>, key: &'static str| match field(item, key) {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(format!(
-            "unmarshalling template: json: cannot unmarshal {} into Go struct field Substitute.substitutions.{key} of type string",
-            crate::encoding::json::type_name(other)
-        )),
-    }
+        Some(other) => Err(UnmarshalError::SubstitutionField {
+            key,
+            found: crate::encoding::json::type_name(other),
+        }),
     };
     items
         .iter()
@@ -60,67 +161,53 @@ fn substitutions_of(document: &Value) -> Result<Vec<Substitution>, String> {
                 name: String::new(),
                 base: String::new(),
             }),
-            other => Err(format!(
-                "unmarshalling template: json: cannot unmarshal {} into Go struct field SubstitutesTemplateData.substitutions of type substitutes.Substitute",
-                crate::encoding::json::type_name(other)
+            other => Err(UnmarshalError::Substitution(
+                crate::encoding::json::type_name(other),
             )),
         })
         .collect()
 }
 
 /// A bundle's version and release (upstream's `Bundle.VersionRelease`).
-fn version_release(bundle: &Bundle) -> Result<(Version, Vec<PreRelease>), String> {
+fn version_release(bundle: &Bundle) -> Result<(Version, Vec<PreRelease>), VersionReleaseError> {
     let mut found = None;
     for property in &bundle.properties {
         if property.kind != crate::property::PACKAGE {
             continue;
         }
         if found.is_some() {
-            return Err(format!(
-                "must be exactly one property of type {}",
-                q(crate::declcfg::SCHEMA_PACKAGE)
-            ));
+            return Err(VersionReleaseError::NotOne);
         }
         let value = property.value.clone().unwrap_or(Value::Null);
-        let text = |key: &str| {
-            match value.get(key) {
+        let text = |key: &'static str| match value.get(key) {
             None | Some(Value::Null) => Ok(String::new()),
             Some(Value::String(s)) => Ok(s.clone()),
-            Some(other) => Err(format!(
-                "unable to unmarshal \"olm.package\" property for bundle {}: json: cannot unmarshal {} into Go struct field Package.{key} of type string",
-                q(&bundle.name),
-                crate::encoding::json::type_name(other)
-            )),
-        }
+            Some(other) => Err(VersionReleaseError::FieldType {
+                bundle: bundle.name.clone(),
+                key,
+                found: crate::encoding::json::type_name(other),
+            }),
         };
         let (version, release) = (text("version")?, text("release")?);
-        let parsed = Version::parse(&version).map_err(|e| {
-            format!(
-                "invalid semver version {} in \"olm.package\" property for bundle {}: {e}",
-                q(&version),
-                q(&bundle.name)
-            )
+        let parsed = Version::parse(&version).map_err(|source| VersionReleaseError::Version {
+            version: version.clone(),
+            bundle: bundle.name.clone(),
+            source,
         })?;
         let release_parts = if release.is_empty() {
             Vec::new()
         } else {
-            crate::semver::parse_release(&release).map_err(|e| {
-                format!(
-                    "invalid release {} in \"olm.package\" property for bundle {}: {e}",
-                    q(&release),
-                    q(&bundle.name)
-                )
+            crate::semver::parse_release(&release).map_err(|source| {
+                VersionReleaseError::Release {
+                    release: release.clone(),
+                    bundle: bundle.name.clone(),
+                    source,
+                }
             })?
         };
         found = Some((parsed, release_parts));
     }
-    found.ok_or_else(|| {
-        format!(
-            "no {} property found for bundle {}",
-            q(crate::declcfg::SCHEMA_PACKAGE),
-            q(&bundle.name)
-        )
-    })
+    found.ok_or_else(|| VersionReleaseError::Missing(bundle.name.clone()))
 }
 
 fn compare(a: &(Version, Vec<PreRelease>), b: &(Version, Vec<PreRelease>)) -> Ordering {
@@ -129,66 +216,55 @@ fn compare(a: &(Version, Vec<PreRelease>), b: &(Version, Vec<PreRelease>)) -> Or
 }
 
 /// Upstream's model conversion and validation of the catalog.
-fn check(config: &DeclarativeConfig) -> Result<(), String> {
+fn check(config: &DeclarativeConfig) -> Result<(), InvalidCatalog> {
     match crate::validate::validate_catalog(config).message() {
-        Some(message) => Err(message),
+        Some(message) => Err(InvalidCatalog(message)),
         None => Ok(()),
     }
 }
 
 impl Substitutes {
-    pub fn parse(bytes: &[u8]) -> Result<Substitutes, String> {
-        let parse = |message: String| format!("render: unable to parse template: {message}");
-        let document = super::first_document(bytes)
-            .map_err(|e| parse(format!("decoding template schema: {e}")))?;
-        let (schema, entries) = schema_and_entries(&document).map_err(parse)?;
-        let substitutions = substitutions_of(&document).map_err(parse)?;
+    pub fn parse(bytes: &[u8]) -> Result<Substitutes, SubstitutesError> {
+        let parse = |error: ParseError| SubstitutesError::Parse(error);
+        let document = super::first_document(bytes).map_err(|e| parse(ParseError::Decode(e)))?;
+        let (schema, entries) = schema_and_entries(&document).map_err(|e| parse(e.into()))?;
+        let substitutions = substitutions_of(&document).map_err(|e| parse(e.into()))?;
         if schema != SCHEMA_SUBSTITUTES {
-            return Err(parse(format!(
-                "template has unknown schema ({}), should be {}",
-                q(&schema),
-                q(SCHEMA_SUBSTITUTES)
-            )));
+            return Err(parse(ParseError::UnknownSchema(schema)));
         }
-        let config = load_entries(&entries).map_err(|e| {
-            format!("render: unable to create declarative config from entries: {e}")
-        })?;
-        check(&config).map_err(|e| format!("render: entries are not valid FBC: {e}"))?;
+        let config = load_entries(&entries).map_err(SubstitutesError::Entries)?;
+        check(&config).map_err(SubstitutesError::Invalid)?;
         // What can be checked without rendering anything, in upstream's order.
         let mut bases = std::collections::HashSet::new();
         let mut candidates: std::collections::HashMap<&str, &str> =
             std::collections::HashMap::new();
         for substitution in &substitutions {
             if !bases.insert(substitution.base.as_str()) {
-                return Err(format!(
-                    "render: cannot reuse the same substitution base {}",
-                    q(&substitution.base)
-                ));
+                return Err(SubstitutesError::ReusedBase(substitution.base.clone()));
             }
             if let Some(base) = candidates.get(substitution.name.as_str()) {
-                return Err(format!(
-                    "render: cannot reuse the same substitution {} for different bases ({} and {})",
-                    q(&substitution.name),
-                    q(base),
-                    q(&substitution.base)
-                ));
+                return Err(SubstitutesError::ReusedName {
+                    name: substitution.name.clone(),
+                    first: (*base).to_string(),
+                    second: substitution.base.clone(),
+                });
             }
             candidates.insert(&substitution.name, &substitution.base);
             let invalid = if substitution.name.is_empty() {
-                Some("substitution name cannot be empty")
+                Some(SubstitutionError::EmptyName)
             } else if substitution.base.is_empty() {
-                Some("substitution base cannot be empty")
+                Some(SubstitutionError::EmptyBase)
             } else if substitution.name == substitution.base {
-                Some("substitution name and base cannot be the same")
+                Some(SubstitutionError::SameNameAndBase)
             } else {
                 None
             };
-            if let Some(problem) = invalid {
-                return Err(format!(
-                    "render: error processing substitution {} -> {}: {problem}",
-                    q(&substitution.base),
-                    q(&substitution.name)
-                ));
+            if let Some(source) = invalid {
+                return Err(SubstitutesError::Substitution {
+                    base: substitution.base.clone(),
+                    name: substitution.name.clone(),
+                    source: Box::new(source),
+                });
             }
         }
         Ok(Substitutes {
@@ -201,15 +277,15 @@ impl Substitutes {
         self.substitutions.iter().map(|s| s.name.clone()).collect()
     }
 
-    pub fn expand(self, rendered: &dyn Bundles) -> Result<DeclarativeConfig, String> {
+    pub fn expand(self, rendered: &dyn Bundles) -> Result<DeclarativeConfig, SubstitutesError> {
         let mut config = self.config;
         for substitution in &self.substitutions {
-            apply(&mut config, substitution, rendered).map_err(|e| {
-                format!(
-                    "render: error processing substitution {} -> {}: {e}",
-                    q(&substitution.base),
-                    q(&substitution.name)
-                )
+            apply(&mut config, substitution, rendered).map_err(|source| {
+                SubstitutesError::Substitution {
+                    base: substitution.base.clone(),
+                    name: substitution.name.clone(),
+                    source: Box::new(source),
+                }
             })?;
         }
         Ok(config)
@@ -220,47 +296,35 @@ fn apply(
     config: &mut DeclarativeConfig,
     substitution: &Substitution,
     rendered: &dyn Bundles,
-) -> Result<(), String> {
-    let found = rendered.get(&substitution.name).map_err(|e| {
-        format!(
-            "failed to render bundle image reference {}: {e}",
-            q(&substitution.name)
-        )
-    })?;
+) -> Result<(), SubstitutionError> {
+    let found = rendered
+        .get(&substitution.name)
+        .map_err(|source| SubstitutionError::Render {
+            name: substitution.name.clone(),
+            source,
+        })?;
     let Some(substitute) = found.bundles.first() else {
-        return Err(format!(
-            "rendered bundle image reference {} contains no bundles",
-            q(&substitution.name)
-        ));
+        return Err(SubstitutionError::NoBundles(substitution.name.clone()));
     };
-    let substitute_vr = version_release(substitute).map_err(|e| {
-        format!(
-            "failed to get VersionRelease for substitute bundle {}: {e}",
-            q(&substitution.name)
-        )
-    })?;
+    let substitute_vr =
+        version_release(substitute).map_err(|source| SubstitutionError::SubstituteVersion {
+            name: substitution.name.clone(),
+            source,
+        })?;
     let base = config
         .bundles
         .iter()
         .find(|b| b.name == substitution.base)
-        .ok_or_else(|| {
-            format!(
-                "base bundle {} does not exist in catalog",
-                q(&substitution.base)
-            )
-        })?;
-    let base_vr = version_release(base).map_err(|e| {
-        format!(
-            "failed to get VersionRelease for base bundle {}: {e}",
-            q(&substitution.base)
-        )
+        .ok_or_else(|| SubstitutionError::MissingBase(substitution.base.clone()))?;
+    let base_vr = version_release(base).map_err(|source| SubstitutionError::BaseVersion {
+        base: substitution.base.clone(),
+        source,
     })?;
     if compare(&base_vr, &substitute_vr) != Ordering::Less {
-        return Err(format!(
-            "base bundle {} is not less than substitute bundle {}",
-            q(&substitution.base),
-            q(&substitution.name)
-        ));
+        return Err(SubstitutionError::NotLess {
+            base: substitution.base.clone(),
+            name: substitution.name.clone(),
+        });
     }
     let name = substitute.name.clone();
     for channel in &mut config.channels {
@@ -297,5 +361,5 @@ fn apply(
         }
     }
     config.bundles.push(substitute.clone());
-    check(config).map_err(|e| format!("resulting config is not valid FBC: {e}"))
+    check(config).map_err(SubstitutionError::Invalid)
 }

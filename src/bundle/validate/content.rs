@@ -13,7 +13,6 @@
 use super::options::{Optional, Options};
 use super::registry::Object;
 use super::{bundle_objects, crd, csv, good_practices, kinds, object_meta, operatorhub, registry};
-use crate::bundle::gojson;
 use crate::bundle::mediatype::{self, MediaType};
 use crate::bundle::rules::{
     finding, CRD_CONVERSION_INVALID, CRD_GROUP_INVALID, CRD_METADATA_INVALID, CRD_NAMES_INVALID,
@@ -25,6 +24,7 @@ use crate::bundle::rules::{
     MANIFEST_KIND_UNSUPPORTED, MANIFEST_UNREADABLE, OBJECT_METADATA_INVALID,
 };
 use crate::diag::Diagnostic;
+use crate::encoding::gojson;
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::{Map, Value};
 use std::path::Path;

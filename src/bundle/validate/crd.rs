@@ -13,13 +13,13 @@ mod schema;
 use super::message::{self, Bad, FieldError, Level};
 use super::object_meta::validate_object_meta;
 use super::shape;
-use crate::bundle::gojson;
 use crate::bundle::rules::{
     finding, CRD_API_VERSION_UNSUPPORTED, CRD_CONVERSION_INVALID, CRD_DECODE_FAILED,
     CRD_GROUP_INVALID, CRD_METADATA_INVALID, CRD_NAMES_INVALID, CRD_PRESERVE_UNKNOWN_FIELDS,
     CRD_SCOPE_INVALID, CRD_V1BETA1_DEPRECATED, CRD_VERSIONS_INVALID, CRD_VERSION_DETAILS_INVALID,
 };
 use crate::diag::Diagnostic;
+use crate::encoding::gojson;
 use crate::model::dns::{dns1035_label_errors, dns1123_subdomain_errors};
 use schema::{CRD_V1, CRD_V1BETA1};
 use serde_json::{json, Value};

@@ -398,7 +398,7 @@ fn example_gvks(text: &str) -> Result<BTreeSet<Gvk>, String> {
         if kind.is_empty() {
             return Err(format!(
                 "Object 'Kind' is missing in '{}'",
-                super::super::gojson::go_marshal(&item)
+                crate::encoding::gojson::go_marshal(&item)
             ));
         }
         let api_version = map

@@ -7,13 +7,14 @@
 //! and the compound `all`, `any`, `not`, plus the deprecated `none`), nested
 //! to any depth; upstream understands only `cel`. No printing here.
 
-use crate::bundle::gojson::{self, GoStruct, RawProperty};
+use crate::bundle::property_list::RawProperty;
 use crate::bundle::rules::{
     finding, DEPENDENCY_CONSTRAINT_AMBIGUOUS, DEPENDENCY_CONSTRAINT_CEL_INVALID,
     DEPENDENCY_CONSTRAINT_FORM_IGNORED, DEPENDENCY_CONSTRAINT_INVALID, DEPENDENCY_GVK_INVALID,
     DEPENDENCY_LABEL_INVALID, DEPENDENCY_PACKAGE_INVALID, DEPENDENCY_UNPARSEABLE,
 };
 use crate::diag::Diagnostic;
+use crate::encoding::gojson::{self, GoStruct};
 use crate::semver::Range;
 use serde_json::Value;
 

@@ -11,8 +11,8 @@ use crate::bundle::annotations::{
     CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, MANIFESTS_LABEL, MEDIATYPE_LABEL, METADATA_LABEL,
     PACKAGE_LABEL, SEED_MEDIATYPE_LABEL,
 };
-use crate::bundle::gojson::{self, RawDoc, RawProperty};
 use crate::bundle::mediatype::{self, MediaType};
+use crate::bundle::property_list::{self, RawProperty};
 use crate::bundle::rules::{
     finding, ANNOTATIONS_CHANNELS_EMPTY, ANNOTATIONS_DEFAULT_CHANNEL_EMPTY,
     ANNOTATIONS_FILE_MISSING, ANNOTATIONS_MEDIATYPE_MISMATCH, ANNOTATIONS_MISSING,
@@ -20,6 +20,7 @@ use crate::bundle::rules::{
     BUNDLE_MISSING_METADATA_DIR,
 };
 use crate::diag::Diagnostic;
+use crate::encoding::gojson::{self, RawDoc};
 use crate::encoding::json::go_quote;
 use crate::encoding::stream::{decode_documents, Document};
 use std::collections::BTreeMap;
@@ -239,7 +240,7 @@ fn dependencies_of(doc: &RawDoc) -> Option<Vec<RawProperty>> {
     let Some(raw) = gojson::top_field(&doc.text, "dependencies").ok()? else {
         return Some(Vec::new());
     };
-    match gojson::property_list(raw.get(), doc.from_yaml, "registry.Dependency")? {
+    match property_list::property_list(raw.get(), doc.from_yaml, "registry.Dependency")? {
         (entries, None) => Some(entries),
         (_, Some(_)) => None,
     }

@@ -6,7 +6,7 @@
 
 use super::message::{aggregate, Bad, FieldError};
 use super::shape::{self, Ty};
-use crate::bundle::gojson;
+use crate::encoding::gojson;
 use crate::model::dns::{label_value_errors, qualified_name_errors};
 use serde_json::{Map, Value};
 

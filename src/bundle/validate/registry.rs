@@ -247,22 +247,22 @@ fn crd_keys(objects: &[Object<'_>]) -> BTreeSet<Key> {
             .unwrap_or_default();
         let version_part = api_version.rsplit('/').next().unwrap_or_default();
         let gf = |v: &Value, key: &str| {
-            crate::bundle::gojson::field(v, key)
+            crate::encoding::gojson::field(v, key)
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string()
         };
         let null = Value::Null;
-        let meta = crate::bundle::gojson::field(crd, "metadata").unwrap_or(&null);
-        let spec = crate::bundle::gojson::field(crd, "spec").unwrap_or(&null);
-        let names = crate::bundle::gojson::field(spec, "names").unwrap_or(&null);
+        let meta = crate::encoding::gojson::field(crd, "metadata").unwrap_or(&null);
+        let spec = crate::encoding::gojson::field(crd, "spec").unwrap_or(&null);
+        let names = crate::encoding::gojson::field(spec, "names").unwrap_or(&null);
         let key = |version: String| Key {
             group: String::new(),
             kind: gf(names, "kind"),
             name: gf(meta, "name"),
             version,
         };
-        let versions: Vec<String> = crate::bundle::gojson::field(spec, "versions")
+        let versions: Vec<String> = crate::encoding::gojson::field(spec, "versions")
             .and_then(Value::as_array)
             .map(|l| l.iter().map(|v| gf(v, "name")).collect())
             .unwrap_or_default();

@@ -12,7 +12,7 @@
 //!
 //! Only the shape is checked; unknown keys are ignored, as both decoders do.
 
-use super::super::gojson;
+use crate::encoding::gojson;
 use serde_json::Value;
 
 /// A Go type, as far as decoding is concerned.

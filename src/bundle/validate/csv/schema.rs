@@ -274,7 +274,7 @@ fn operator_version(v: &Value) -> Result<(), String> {
         Value::String(s) => Version::parse_tolerant(s)
             .map(|_| ())
             .map_err(|e| e.message().to_string()),
-        other => Err(crate::bundle::gojson::type_error(
+        other => Err(crate::encoding::gojson::type_error(
             other,
             "Go value of type string",
         )),

@@ -1,6 +1,6 @@
 //! Decoding helpers with the semantics of Go's `encoding/json` (and of the
-//! YAML front end upstream puts before it), for the few typed structs bundle
-//! parsing needs:
+//! YAML front end upstream puts before it), for decoding documents into typed
+//! structs as Go does (bundle parsing and validation use them):
 //!
 //! * struct fields match JSON keys case-insensitively; the last matching key
 //!   wins (each key overwrites the field);
@@ -18,24 +18,28 @@
 //! fields the converter also turns YAML numbers and booleans into strings;
 //! `coerce` enables that.
 
-use crate::encoding::json::write_compact;
+use super::json::{folds_to, write_compact};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The value of the last key of `v` (an object) that matches `name`
-/// case-insensitively, as Go matches struct fields.
+/// case-insensitively ([`folds_to`]), as Go matches struct fields.
+///
+/// Unlike [`super::json::field`], which prefers a key spelled exactly as the
+/// field, the last matching key wins here: Go's decoder assigns every key that
+/// matches a field in document order, so the last one is what the struct
+/// holds, and these are the lookups that must see the value a Go struct
+/// decoded from the same bytes would hold.
 pub(crate) fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
     let Value::Object(map) = v else { return None };
-    map.iter()
-        .rfind(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v)
+    map.iter().rfind(|(k, _)| folds_to(k, name)).map(|(_, v)| v)
 }
 
 pub(crate) fn type_error(v: &Value, target: &str) -> String {
     format!(
         "json: cannot unmarshal {} into {target}",
-        crate::encoding::json::type_name(v)
+        super::json::type_name(v)
     )
 }
 
@@ -220,96 +224,6 @@ pub(crate) fn format_g_shortest(f: f64, strconv_threshold: bool) -> String {
     out
 }
 
-/// A `{type, value}` entry with its value's exact JSON text (`None` when the
-/// key was absent: a nil `json.RawMessage`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RawProperty {
-    pub kind: String,
-    pub value: Option<String>,
-}
-
-impl RawProperty {
-    pub(crate) fn new(kind: &str, value: String) -> RawProperty {
-        RawProperty {
-            kind: kind.to_string(),
-            value: Some(value),
-        }
-    }
-
-    /// The text the property sorts and de-duplicates by (nil sorts first).
-    pub(crate) fn value_text(&self) -> &str {
-        self.value.as_deref().unwrap_or("")
-    }
-}
-
-/// Decodes a JSON array into Go's `[]Property` (`elem` names the element type
-/// in messages). Returns what Go decodes and Go's first type error, if any.
-/// `None` for invalid JSON.
-pub(crate) fn property_list(
-    text: &str,
-    coerce: bool,
-    elem: &str,
-) -> Option<(Vec<RawProperty>, Option<String>)> {
-    let mut first_error = None;
-    let note = |e: String, first: &mut Option<String>| {
-        if first.is_none() {
-            *first = Some(e);
-        }
-    };
-    let items = match shape(text)? {
-        Shape::Null => return Some((Vec::new(), None)),
-        Shape::Array(items) => items,
-        Shape::Object(_) => {
-            return Some((
-                Vec::new(),
-                Some(format!(
-                    "json: cannot unmarshal object into Go value of type []{elem}"
-                )),
-            ))
-        }
-        Shape::Scalar(v) => {
-            return Some((
-                Vec::new(),
-                Some(type_error(&v, &format!("Go value of type []{elem}"))),
-            ))
-        }
-    };
-    let short = elem.rsplit('.').next().unwrap_or(elem);
-    let mut out = Vec::with_capacity(items.len());
-    for item in items {
-        let mut prop = RawProperty {
-            kind: String::new(),
-            value: None,
-        };
-        match shape(item.get()) {
-            Some(Shape::Object(entries)) => {
-                for (key, raw) in entries {
-                    if key.eq_ignore_ascii_case("type") {
-                        match string_field(&raw, coerce, &format!("{short}.type")) {
-                            Ok(Some(s)) => prop.kind = s,
-                            Ok(None) => {}
-                            Err(e) => note(e, &mut first_error),
-                        }
-                    } else if key.eq_ignore_ascii_case("value") {
-                        prop.value = Some(raw.get().to_string());
-                    }
-                }
-            }
-            Some(Shape::Null) | None => {}
-            Some(Shape::Array(_)) => note(
-                format!("json: cannot unmarshal array into Go value of type {elem}"),
-                &mut first_error,
-            ),
-            Some(Shape::Scalar(v)) => note(
-                type_error(&v, &format!("Go value of type {elem}")),
-                &mut first_error,
-            ),
-        }
-        out.push(prop);
-    }
-    Some((out, first_error))
-}
-
 /// Field `name` of a top-level object document, for the metadata file
 /// structs; `Err` when the document is not an object (or null).
 pub(crate) fn top_field(text: &str, name: &str) -> Result<Option<Box<RawValue>>, ()> {
@@ -317,27 +231,18 @@ pub(crate) fn top_field(text: &str, name: &str) -> Result<Option<Box<RawValue>>,
         Some(Shape::Null) => Ok(None),
         Some(Shape::Object(entries)) => Ok(entries
             .into_iter()
-            .rfind(|(k, _)| k.eq_ignore_ascii_case(name))
+            .rfind(|(k, _)| folds_to(k, name))
             .map(|(_, v)| v)),
         _ => Err(()),
     }
 }
 
-/// The typed property values upstream decodes (`property.GVK`,
-/// `property.Package`): Go struct `name`, its string fields in order.
+/// A Go struct of string fields (such as upstream's `property.GVK`): its
+/// qualified `name` and its fields in order.
 pub(crate) struct GoStruct {
     pub name: &'static str,
     pub fields: &'static [&'static str],
 }
-
-pub(crate) const GVK: GoStruct = GoStruct {
-    name: "property.GVK",
-    fields: &["group", "kind", "version"],
-};
-pub(crate) const PACKAGE: GoStruct = GoStruct {
-    name: "property.Package",
-    fields: &["packageName", "version", "release"],
-};
 
 /// Strictly decodes a property value (raw text, or `None` for a nil value)
 /// into a struct of string fields, as `json.Unmarshal` does (the first error
@@ -419,73 +324,6 @@ mod tests {
             let got = string_field(&raw, *coerce, "P.type");
             let want = want.map(|o| o.map(str::to_string)).map_err(str::to_string);
             assert_eq!(got, want, "{text}");
-        }
-    }
-
-    #[test]
-    fn property_lists_decode_like_go() {
-        type Want = (
-            Vec<(&'static str, Option<&'static str>)>,
-            Option<&'static str>,
-        );
-        let cases: &[(&str, Want)] = &[
-            ("null", (vec![], None)),
-            (
-                r#"[{"type":"a","value": {"z": 1}},{"TYPE":"b"},null]"#,
-                (vec![("a", Some(r#"{"z": 1}"#)), ("b", None), ("", None)], None),
-            ),
-            (
-                r#"[{"type":5,"value":1},{"type":"c","value":null}]"#,
-                (
-                    vec![("", Some("1")), ("c", Some("null"))],
-                    Some("json: cannot unmarshal number into Go struct field Property.type of type string"),
-                ),
-            ),
-            ("{}", (vec![], Some("json: cannot unmarshal object into Go value of type []registry.Property"))),
-        ];
-        for (text, (props, err)) in cases {
-            let (got, got_err) = property_list(text, false, "registry.Property").unwrap();
-            let got: Vec<(String, Option<String>)> =
-                got.into_iter().map(|p| (p.kind, p.value)).collect();
-            let want: Vec<(String, Option<String>)> = props
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-                .collect();
-            assert_eq!(got, want, "{text}");
-            assert_eq!(got_err.as_deref(), *err, "{text}");
-        }
-        assert!(property_list("[1,", false, "registry.Property").is_none());
-    }
-
-    #[test]
-    fn typed_values() {
-        type Case = (
-            Option<&'static str>,
-            Result<Vec<&'static str>, &'static str>,
-        );
-        let cases: &[Case] = &[
-            (None, Err("unexpected end of JSON input")),
-            (Some("null"), Ok(vec!["", "", ""])),
-            (
-                Some(r#"{"Group":"g","version":"v","kind":"k","x":1}"#),
-                Ok(vec!["g", "k", "v"]),
-            ),
-            (
-                Some(r#"{"group":1}"#),
-                Err("json: cannot unmarshal number into Go struct field GVK.group of type string"),
-            ),
-            (
-                Some("[]"),
-                Err("json: cannot unmarshal array into Go value of type property.GVK"),
-            ),
-        ];
-        for (raw, want) in cases {
-            let got = decode_strings(*raw, &GVK);
-            let want = want
-                .clone()
-                .map(|v| v.into_iter().map(str::to_string).collect::<Vec<_>>())
-                .map_err(str::to_string);
-            assert_eq!(got, want, "{raw:?}");
         }
     }
 }
