@@ -46,10 +46,13 @@ pub fn list(
     what: What,
     package: Option<&str>,
 ) -> Result<Table, ListError> {
-    if let Some(message) = crate::validate::validate_catalog(config).message() {
+    // One conversion serves both the validation and the tables.
+    let conversion = crate::model::convert::convert(config.clone());
+    let verdict = crate::validate::validate_converted(&conversion, crate::validate::registry::ALL);
+    if let Some(message) = verdict.message() {
         return Err(ListError::Invalid(message));
     }
-    let model = crate::model::convert::convert(config.clone()).model;
+    let model = conversion.model;
     let packages: Vec<&crate::model::Package> = match package {
         Some(name) if what != What::Packages => vec![model
             .packages
