@@ -232,10 +232,7 @@ impl<'a> Emitter<'a> {
     /// for each of them, for the long runs of ordinary text most scalars are made of.
     fn write_run(&mut self, value: &[u8], i: &mut usize, more: impl Fn(u8) -> bool) {
         self.write_char(value, i);
-        let run = value[*i..]
-            .iter()
-            .position(|&b| !(0x20..=0x7E).contains(&b) || !more(b))
-            .unwrap_or(value.len() - *i);
+        let run = run_length(&value[*i..], |b| (0x20..=0x7E).contains(&b) && more(b));
         self.out.extend_from_slice(&value[*i..*i + run]);
         self.column += run;
         *i += run;
@@ -574,14 +571,25 @@ fn analyze_scalar(value: &[u8]) -> Analysis {
     while i < value.len() {
         if i > 0 && is_ordinary(value[i]) {
             // A run of ordinary characters changes nothing but the state after the last.
-            let run = value[i..]
-                .iter()
-                .position(|&b| !is_ordinary(b))
-                .unwrap_or(value.len() - i);
-            i += run;
+            i += run_length(&value[i..], is_ordinary);
             previous_space = false;
             previous_break = false;
             preceded_by_whitespace = false;
+            continue;
+        }
+        if i > 0 && value[i] == b' ' {
+            // What the general case below does for a space after the first character: no
+            // indicator, printable, a space (trailing when last) and whitespace after it.
+            if i + 1 == value.len() {
+                trailing_space = true;
+            }
+            if previous_break {
+                break_space = true;
+            }
+            previous_space = true;
+            previous_break = false;
+            preceded_by_whitespace = true;
+            i += 1;
             continue;
         }
         let width = char_width(value, i);
@@ -663,6 +671,24 @@ fn analyze_scalar(value: &[u8]) -> Analysis {
         analysis.block_plain_allowed = false;
     }
     analysis
+}
+
+/// How many bytes at the start of `bytes` satisfy `keep`. Whole 16-byte blocks are tested
+/// without an early exit, so the compiler turns the test into vector compares: scalars such as
+/// icons and embedded JSON are runs of thousands of ordinary bytes.
+#[inline(always)]
+fn run_length(bytes: &[u8], keep: impl Fn(u8) -> bool) -> usize {
+    let mut n = 0;
+    for block in bytes.chunks_exact(16) {
+        if !block.iter().fold(true, |all, &b| all & keep(b)) {
+            break;
+        }
+        n += 16;
+    }
+    n + bytes[n..]
+        .iter()
+        .position(|&b| !keep(b))
+        .unwrap_or(bytes.len() - n)
 }
 
 /// A printable ASCII character that is neither a space nor an indicator the analysis looks at

@@ -261,6 +261,36 @@ fn indicators_force_single_quotes() {
     ]);
 }
 
+/// The analysis skips runs of ordinary bytes 16 at a time and spaces one at a time: the
+/// character that decides the style is found at every offset around those blocks.
+#[test]
+fn deciding_character_found_at_every_offset() {
+    for n in 1..50 {
+        let run = "x".repeat(n);
+        let style = |text: &str| yaml(&format!("{{\"k\":{}}}", quoted_json(text)));
+        assert_eq!(style(&run), format!("k: {run}\n"), "run of {n}");
+        assert_eq!(style(&format!("{run}:y")), format!("k: {run}:y\n"));
+        assert_eq!(style(&format!("{run}: y")), format!("k: '{run}: y'\n"));
+        assert_eq!(style(&format!("{run}:")), format!("k: '{run}:'\n"));
+        assert_eq!(style(&format!("{run}#y")), format!("k: {run}#y\n"));
+        assert_eq!(style(&format!("{run} #y")), format!("k: '{run} #y'\n"));
+        assert_eq!(style(&format!("{run} y")), format!("k: {run} y\n"));
+        assert_eq!(style(&format!("{run} ")), format!("k: '{run} '\n"));
+        assert_eq!(style(&format!("{run}  y")), format!("k: {run}  y\n"));
+        assert_eq!(style(&format!("{run}\u{7}")), format!("k: \"{run}\\a\"\n"));
+        assert_eq!(
+            style(&format!("{run}\n y")),
+            format!("k: |-\n  {run}\n   y\n"),
+            "a space after a break still allows a literal block"
+        );
+        assert_eq!(
+            style(&format!("{run} \ny")),
+            format!("k: \"{run} \\ny\"\n"),
+            "a space before a break allows no literal block"
+        );
+    }
+}
+
 #[test]
 fn unprintable_characters_force_double_quotes_with_escapes() {
     check(&[
