@@ -241,6 +241,7 @@ impl<'a> Emitter<'a> {
         *i += run;
     }
 
+    /// Copies the line break at `*i`: what follows starts a line, at its indentation.
     fn write_break(&mut self, value: &[u8], i: &mut usize) {
         if value[*i] == b'\n' {
             self.put_break();
@@ -249,6 +250,7 @@ impl<'a> Emitter<'a> {
             self.write_char(value, i);
             self.column = 0;
         }
+        self.indention = true;
     }
 
     fn write_indent(&mut self) {
@@ -324,7 +326,6 @@ impl<'a> Emitter<'a> {
                     self.put_break();
                 }
                 self.write_break(value, &mut i);
-                self.indention = true;
                 breaks = true;
             } else {
                 if breaks {
@@ -443,7 +444,6 @@ impl<'a> Emitter<'a> {
         while i < value.len() {
             if is_break(value, i) {
                 self.write_break(value, &mut i);
-                self.indention = true;
                 breaks = true;
             } else {
                 if breaks {
