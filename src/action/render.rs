@@ -2,8 +2,9 @@
 //! into one file-based catalog, with upstream's per-reference post-processing.
 
 use super::migrate::MigrationLevel;
-use super::template::ImageRefTemplate;
+use super::template::{ImageRefTemplate, TemplateError};
 use super::unpack_image::UnpackImageError;
+use crate::bundle::BundleDirError;
 use crate::declcfg::load::{
     load_dir_counted, read_deferred, BundleObjects, LoadError, LoadProgress,
 };
@@ -70,9 +71,37 @@ pub enum RenderError {
     },
     #[error("render reference {}: {message}", go_quote(.reference))]
     Reference { reference: String, message: String },
+    /// A bundle directory, or the one a bundle image holds, that does not render.
+    #[error("render reference {}: {source}", go_quote(.reference))]
+    Bundle {
+        reference: String,
+        #[source]
+        source: BundleDirError,
+    },
+    /// `--alpha-image-ref-template` cannot make the bundle's image reference.
+    #[error(
+        "render reference {}: failed templating image reference from bundle for {}: {source}",
+        go_quote(.reference),
+        go_quote(.reference)
+    )]
+    ImageRefTemplate {
+        reference: String,
+        #[source]
+        source: ImageRefError,
+    },
     /// The reference is of a kind the command does not accept.
     #[error("render reference {}: {message}: not allowed", go_quote(.reference))]
     NotAllowed { reference: String, message: String },
+}
+
+/// Why `--alpha-image-ref-template` cannot make a bundle's image reference.
+#[derive(Debug, thiserror::Error)]
+pub enum ImageRefError {
+    /// The bundle does not give the template's fields.
+    #[error(transparent)]
+    Fields(#[from] BundleDirError),
+    #[error(transparent)]
+    Template(#[from] TemplateError),
 }
 
 /// The kind of thing a reference names (upstream HEAD's classification).
@@ -130,10 +159,6 @@ impl Render {
         unpacked: &mut Vec<crate::fsutil::TempDir>,
         progress: &LoadProgress,
     ) -> Result<DeclarativeConfig, RenderError> {
-        let fail = |message: String| RenderError::Reference {
-            reference: reference.to_string(),
-            message,
-        };
         let refuse = |message: String| RenderError::NotAllowed {
             reference: reference.to_string(),
             message,
@@ -169,7 +194,7 @@ impl Render {
                 go_quote(reference)
             ))),
             RefKind::BundleDir => {
-                let bundle = self.render_bundle_dir(reference).map_err(fail)?;
+                let bundle = self.render_bundle_dir(reference)?;
                 let mut config = DeclarativeConfig::default();
                 config.bundles.push(bundle);
                 Ok(config)
@@ -253,17 +278,18 @@ impl Render {
             unpacked.push(dir);
             return Ok(config);
         }
-        let parsed =
-            crate::bundle::parse_bundle_dir(dir.path()).map_err(|e| fail(e.to_string()))?;
+        let bundle_error = |source| RenderError::Bundle {
+            reference: reference.to_string(),
+            source,
+        };
+        let parsed = crate::bundle::parse_bundle_dir(dir.path()).map_err(bundle_error)?;
         let bundle = match source {
             // A local image renders like the bundle directory it holds: its
             // reference is no pull spec.
             crate::image::source::Source::Layout { .. }
-            | crate::image::source::Source::Archive(_) => {
-                self.render_parsed(&parsed, reference).map_err(fail)?
-            }
+            | crate::image::source::Source::Archive(_) => self.render_parsed(&parsed, reference)?,
             crate::image::source::Source::Registry(_) => {
-                parsed.render(reference).map_err(|e| fail(e.to_string()))?
+                parsed.render(reference).map_err(bundle_error)?
             }
         };
         let mut config = DeclarativeConfig::default();
@@ -296,14 +322,14 @@ impl Render {
         bundle: &mut Bundle,
         cache: &mut DocumentCache,
     ) -> Result<(), RenderError> {
-        let fresh = read_again(bundle.deferred.take(), cache, |blob| match blob {
-            Blob::Bundle(fresh) => Some(fresh),
-            _ => None,
-        })?;
-        if let Some(fresh) = fresh {
-            bundle.properties = fresh.properties;
-            post_process(bundle);
-        }
+        let Some(deferred) = bundle.deferred.take() else {
+            return Ok(());
+        };
+        let Blob::Bundle(fresh) = read_again(&deferred, cache)? else {
+            return Err(changed(&deferred));
+        };
+        bundle.properties = fresh.properties;
+        post_process(bundle);
         Ok(())
     }
 
@@ -312,19 +338,23 @@ impl Render {
         package: &mut Package,
         cache: &mut DocumentCache,
     ) -> Result<(), RenderError> {
-        let fresh = read_again(package.deferred.take(), cache, |blob| match blob {
-            Blob::Package(fresh) => Some(fresh),
-            _ => None,
-        })?;
-        if let Some(fresh) = fresh {
-            package.icon = fresh.icon;
-        }
+        let Some(deferred) = package.deferred.take() else {
+            return Ok(());
+        };
+        let Blob::Package(fresh) = read_again(&deferred, cache)? else {
+            return Err(changed(&deferred));
+        };
+        package.icon = fresh.icon;
         Ok(())
     }
 
-    fn render_bundle_dir(&self, reference: &str) -> Result<Bundle, String> {
-        let parsed =
-            crate::bundle::parse_bundle_dir(Path::new(reference)).map_err(|e| e.to_string())?;
+    fn render_bundle_dir(&self, reference: &str) -> Result<Bundle, RenderError> {
+        let parsed = crate::bundle::parse_bundle_dir(Path::new(reference)).map_err(|source| {
+            RenderError::Bundle {
+                reference: reference.to_string(),
+                source,
+            }
+        })?;
         self.render_parsed(&parsed, reference)
     }
 
@@ -334,48 +364,40 @@ impl Render {
         &self,
         parsed: &crate::bundle::ParsedBundle,
         reference: &str,
-    ) -> Result<Bundle, String> {
+    ) -> Result<Bundle, RenderError> {
         let image = match &self.image_ref_template {
             None => String::new(),
             Some(template) => parsed
                 .template_fields()
-                .map_err(|e| e.to_string())
-                .and_then(|fields| template.execute(&fields).map_err(|e| e.to_string()))
-                .map_err(|e| {
-                    format!(
-                        "failed templating image reference from bundle for {}: {e}",
-                        go_quote(reference)
-                    )
+                .map_err(ImageRefError::from)
+                .and_then(|fields| Ok(template.execute(&fields)?))
+                .map_err(|source| RenderError::ImageRefTemplate {
+                    reference: reference.to_string(),
+                    source,
                 })?,
         };
-        parsed.render(&image).map_err(|e| e.to_string())
+        parsed.render(&image).map_err(|source| RenderError::Bundle {
+            reference: reference.to_string(),
+            source,
+        })
     }
 }
 
-/// The blob a deferred bundle or package came from, read again and taken
-/// apart by `pick` (nothing when there is no deferred blob). A blob of
-/// another kind means the file changed since it was loaded.
-fn read_again<T>(
-    deferred: Option<Deferred>,
-    cache: &mut DocumentCache,
-    pick: impl FnOnce(Blob) -> Option<T>,
-) -> Result<Option<T>, RenderError> {
-    let Some(deferred) = deferred else {
-        return Ok(None);
-    };
-    let blob = read_deferred(&deferred, cache).map_err(|e| RenderError::Reference {
+/// The blob a deferred bundle or package came from, read again.
+fn read_again(deferred: &Deferred, cache: &mut DocumentCache) -> Result<Blob, RenderError> {
+    read_deferred(deferred, cache).map_err(|e| RenderError::Reference {
         reference: e.path,
         message: e.message,
-    })?;
-    match pick(blob) {
-        Some(fresh) => Ok(Some(fresh)),
-        None => {
-            let path = deferred.file.display().to_string();
-            Err(RenderError::Reference {
-                message: format!("{path} changed while it was being read"),
-                reference: path,
-            })
-        }
+    })
+}
+
+/// The error for a deferred blob read again as a blob of another kind: the
+/// file changed since it was loaded.
+fn changed(deferred: &Deferred) -> RenderError {
+    let path = deferred.file.display().to_string();
+    RenderError::Reference {
+        message: format!("{path} changed while it was being read"),
+        reference: path,
     }
 }
 

@@ -1,16 +1,14 @@
 //! The syntax tree the parser builds and the checker walks.
 
+use super::types::Ty;
+
 #[derive(Debug)]
 pub(super) enum Kind {
     /// Placeholder for an expression that already produced an error.
     Error,
-    Null,
-    Bool,
-    Int,
-    Uint,
-    Double,
-    Str,
-    Bytes,
+    /// A literal: its type (`null`, bool, int, uint, double, string or bytes); the
+    /// value itself is never needed.
+    Literal(Ty),
     Ident(String),
     Select {
         operand: Box<Node>,
@@ -80,7 +78,7 @@ impl Node {
     }
 
     pub(super) fn int_lit(pos: usize) -> Node {
-        Node::new(Kind::Int, pos, 0)
+        Node::new(Kind::Literal(Ty::Int), pos, 0)
     }
 }
 

@@ -213,13 +213,7 @@ impl Checker {
     pub(super) fn check(&mut self, e: &Node) -> Ty {
         match &e.kind {
             Kind::Error => Ty::Error,
-            Kind::Null => Ty::Null,
-            Kind::Bool => Ty::Bool,
-            Kind::Int => Ty::Int,
-            Kind::Uint => Ty::Uint,
-            Kind::Double => Ty::Double,
-            Kind::Str => Ty::Str,
-            Kind::Bytes => Ty::Bytes,
+            Kind::Literal(ty) => ty.clone(),
             Kind::Ident(name) => match self.lookup_ident(name) {
                 Some(t) => t,
                 None => {

@@ -2,125 +2,66 @@
 
 use super::diag::{escape_display, Diag};
 
-/// Token kinds in the order of the grammar's token types (EOF first), which is
-/// the order ANTLR lists expected tokens in.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Tk {
-    Eof,
-    Eq,
-    Ne,
-    In,
-    Lt,
-    Le,
-    Ge,
-    Gt,
-    And,
-    Or,
-    LBracket,
-    RBracket,
-    LBrace,
-    RBrace,
-    LParen,
-    RParen,
-    Dot,
-    Comma,
-    Minus,
-    Bang,
-    Question,
-    Colon,
-    Plus,
-    Star,
-    Slash,
-    Percent,
-    True,
-    False,
-    Null,
-    Float,
-    Int,
-    Uint,
-    Str,
-    Bytes,
-    Ident,
+/// Declares the token kinds, each with the name ANTLR shows for it: the enum
+/// [`Tk`], [`ALL_TOKENS`] and [`Tk::display`] from one list.
+macro_rules! token_kinds {
+    ($($kind:ident => $name:literal,)*) => {
+        /// Token kinds in the order of the grammar's token types (EOF first), which is
+        /// the order ANTLR lists expected tokens in.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub(super) enum Tk {
+            $($kind,)*
+        }
+
+        /// Every token kind, in order.
+        pub(super) const ALL_TOKENS: &[Tk] = &[$(Tk::$kind,)*];
+
+        impl Tk {
+            pub(super) fn display(self) -> &'static str {
+                match self {
+                    $(Tk::$kind => $name,)*
+                }
+            }
+        }
+    };
 }
 
-pub(super) const ALL_TOKENS: [Tk; 35] = [
-    Tk::Eof,
-    Tk::Eq,
-    Tk::Ne,
-    Tk::In,
-    Tk::Lt,
-    Tk::Le,
-    Tk::Ge,
-    Tk::Gt,
-    Tk::And,
-    Tk::Or,
-    Tk::LBracket,
-    Tk::RBracket,
-    Tk::LBrace,
-    Tk::RBrace,
-    Tk::LParen,
-    Tk::RParen,
-    Tk::Dot,
-    Tk::Comma,
-    Tk::Minus,
-    Tk::Bang,
-    Tk::Question,
-    Tk::Colon,
-    Tk::Plus,
-    Tk::Star,
-    Tk::Slash,
-    Tk::Percent,
-    Tk::True,
-    Tk::False,
-    Tk::Null,
-    Tk::Float,
-    Tk::Int,
-    Tk::Uint,
-    Tk::Str,
-    Tk::Bytes,
-    Tk::Ident,
-];
-
-impl Tk {
-    pub(super) fn display(self) -> &'static str {
-        match self {
-            Tk::Eof => "<EOF>",
-            Tk::Eq => "'=='",
-            Tk::Ne => "'!='",
-            Tk::In => "'in'",
-            Tk::Lt => "'<'",
-            Tk::Le => "'<='",
-            Tk::Ge => "'>='",
-            Tk::Gt => "'>'",
-            Tk::And => "'&&'",
-            Tk::Or => "'||'",
-            Tk::LBracket => "'['",
-            Tk::RBracket => "']'",
-            Tk::LBrace => "'{'",
-            Tk::RBrace => "'}'",
-            Tk::LParen => "'('",
-            Tk::RParen => "')'",
-            Tk::Dot => "'.'",
-            Tk::Comma => "','",
-            Tk::Minus => "'-'",
-            Tk::Bang => "'!'",
-            Tk::Question => "'?'",
-            Tk::Colon => "':'",
-            Tk::Plus => "'+'",
-            Tk::Star => "'*'",
-            Tk::Slash => "'/'",
-            Tk::Percent => "'%'",
-            Tk::True => "'true'",
-            Tk::False => "'false'",
-            Tk::Null => "'null'",
-            Tk::Float => "NUM_FLOAT",
-            Tk::Int => "NUM_INT",
-            Tk::Uint => "NUM_UINT",
-            Tk::Str => "STRING",
-            Tk::Bytes => "BYTES",
-            Tk::Ident => "IDENTIFIER",
-        }
-    }
+token_kinds! {
+    Eof => "<EOF>",
+    Eq => "'=='",
+    Ne => "'!='",
+    In => "'in'",
+    Lt => "'<'",
+    Le => "'<='",
+    Ge => "'>='",
+    Gt => "'>'",
+    And => "'&&'",
+    Or => "'||'",
+    LBracket => "'['",
+    RBracket => "']'",
+    LBrace => "'{'",
+    RBrace => "'}'",
+    LParen => "'('",
+    RParen => "')'",
+    Dot => "'.'",
+    Comma => "','",
+    Minus => "'-'",
+    Bang => "'!'",
+    Question => "'?'",
+    Colon => "':'",
+    Plus => "'+'",
+    Star => "'*'",
+    Slash => "'/'",
+    Percent => "'%'",
+    True => "'true'",
+    False => "'false'",
+    Null => "'null'",
+    Float => "NUM_FLOAT",
+    Int => "NUM_INT",
+    Uint => "NUM_UINT",
+    Str => "STRING",
+    Bytes => "BYTES",
+    Ident => "IDENTIFIER",
 }
 
 /// A set of token kinds (bit per kind).
@@ -142,7 +83,7 @@ impl TokSet {
         self.0 & (1u64 << (kind as u8)) != 0
     }
 
-    pub(super) fn with(self, other: TokSet) -> TokSet {
+    pub(super) const fn with(self, other: TokSet) -> TokSet {
         TokSet(self.0 | other.0)
     }
 
@@ -161,14 +102,8 @@ impl TokSet {
     }
 }
 
-/// Tokens that can start an expression.
-pub(super) const EXPR_START: TokSet = TokSet::of(&[
-    Tk::LBracket,
-    Tk::LBrace,
-    Tk::LParen,
-    Tk::Dot,
-    Tk::Minus,
-    Tk::Bang,
+/// Literals and identifiers: tokens that are a whole primary expression.
+const LITERAL_OR_IDENT: TokSet = TokSet::of(&[
     Tk::True,
     Tk::False,
     Tk::Null,
@@ -180,23 +115,21 @@ pub(super) const EXPR_START: TokSet = TokSet::of(&[
     Tk::Ident,
 ]);
 
-/// Tokens that can start a member expression (a `-` only as the sign of a
-/// numeric literal, handled separately).
-pub(super) const MEMBER_START: TokSet = TokSet::of(&[
+/// Tokens that can start an expression.
+pub(super) const EXPR_START: TokSet = TokSet::of(&[
     Tk::LBracket,
     Tk::LBrace,
     Tk::LParen,
     Tk::Dot,
-    Tk::True,
-    Tk::False,
-    Tk::Null,
-    Tk::Float,
-    Tk::Int,
-    Tk::Uint,
-    Tk::Str,
-    Tk::Bytes,
-    Tk::Ident,
-]);
+    Tk::Minus,
+    Tk::Bang,
+])
+.with(LITERAL_OR_IDENT);
+
+/// Tokens that can start a member expression (a `-` only as the sign of a
+/// numeric literal, handled separately).
+pub(super) const MEMBER_START: TokSet =
+    TokSet::of(&[Tk::LBracket, Tk::LBrace, Tk::LParen, Tk::Dot]).with(LITERAL_OR_IDENT);
 
 /// Tokens that may directly follow a complete member expression, whatever
 /// the enclosing context.

@@ -45,14 +45,27 @@ const MAX_ERRORS: usize = 100;
 /// Guard for the recursive type algorithms (types nest no deeper than the AST).
 const MAX_TYPE_DEPTH: usize = 4096;
 
-const BOOL_MESSAGE: &str = "cel expressions must have type Bool";
+/// Why a constraint rule is not accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CelError {
+    /// Problems found while parsing or checking: cel-go's `Issues.Err()`
+    /// text, one `ERROR: <input>:LINE:COL: MESSAGE` entry per problem.
+    #[error("{0}")]
+    Issues(String),
+    /// A well-formed expression whose result is not a bool.
+    #[error("cel expressions must have type Bool")]
+    NotBool,
+    /// The checking thread failed.
+    #[error("ERROR: <input>:-1:0: internal error while checking the expression")]
+    Internal,
+}
 
 /// Checks a constraint rule: it must parse as CEL, use only the declared
 /// variable (`properties`) and functions/macros (standard CEL operators and
 /// functions, macros `has`, `all`, `exists`, `exists_one`, `map`, `filter`,
 /// plus `semver_compare`), and be of type bool where that is statically
-/// known. Err holds a cel-go style diagnostic text.
-pub fn check_constraint_rule(rule: &str) -> Result<(), String> {
+/// known.
+pub fn check_constraint_rule(rule: &str) -> Result<(), CelError> {
     // The parser and checker recurse once per nesting level (cel-go allows 250
     // levels); a dedicated thread gives them a stack that is ample even for
     // unoptimised builds. Only the pages actually used are committed.
@@ -62,9 +75,7 @@ pub fn check_constraint_rule(rule: &str) -> Result<(), String> {
         .stack_size(CHECK_STACK_BYTES)
         .spawn(move || check_rule(&owned));
     match spawned {
-        Ok(handle) => handle.join().unwrap_or_else(|_| {
-            Err("ERROR: <input>:-1:0: internal error while checking the expression".to_string())
-        }),
+        Ok(handle) => handle.join().unwrap_or(Err(CelError::Internal)),
         Err(_) => check_rule(rule),
     }
 }
@@ -72,7 +83,7 @@ pub fn check_constraint_rule(rule: &str) -> Result<(), String> {
 /// Stack for the checking thread.
 const CHECK_STACK_BYTES: usize = 64 << 20;
 
-fn check_rule(rule: &str) -> Result<(), String> {
+fn check_rule(rule: &str) -> Result<(), CelError> {
     let src: Vec<char> = rule.chars().collect();
     if src.len() > MAX_CODE_POINTS {
         let msg = format!(
@@ -80,7 +91,7 @@ fn check_rule(rule: &str) -> Result<(), String> {
             src.len(),
             MAX_CODE_POINTS
         );
-        return Err(render(&src, vec![Diag::nowhere(msg)]));
+        return Err(issues(&src, vec![Diag::nowhere(msg)]));
     }
     let (tokens, mut diags) = lex(&src);
     let mut parser = Parser::new(&src, tokens);
@@ -89,25 +100,29 @@ fn check_rule(rule: &str) -> Result<(), String> {
     let ast = match parsed {
         Err(Stop::Syntax(diag)) => {
             diags.push(diag);
-            return Err(render(&src, diags));
+            return Err(issues(&src, diags));
         }
         Err(Stop::Limit(msg)) => {
             diags.push(Diag::nowhere(msg.to_string()));
-            return Err(render(&src, diags));
+            return Err(issues(&src, diags));
         }
         Ok(ast) => ast,
     };
     if !diags.is_empty() {
-        return Err(render(&src, diags));
+        return Err(issues(&src, diags));
     }
     let mut checker = Checker::new();
     let ty = checker.check(&ast);
     if !checker.errors.is_empty() {
-        return Err(render(&src, checker.errors));
+        return Err(issues(&src, checker.errors));
     }
     if substitute(&checker.subst, &ty, true, 0) == Ty::Bool {
         Ok(())
     } else {
-        Err(BOOL_MESSAGE.to_string())
+        Err(CelError::NotBool)
     }
+}
+
+fn issues(src: &[char], diags: Vec<Diag>) -> CelError {
+    CelError::Issues(render(src, diags))
 }

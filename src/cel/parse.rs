@@ -5,6 +5,7 @@ use super::diag::{escape_display, Diag};
 use super::lex::{
     check_unescape, Tk, TokSet, Token, AFTER_MEMBER, EXPR_START, MEMBER_START, RESERVED,
 };
+use super::types::Ty;
 use super::MAX_RECURSION;
 
 mod macros;
@@ -636,7 +637,10 @@ impl<'a> Parser<'a> {
                     None => (text.as_str(), 10),
                 };
                 let ok = i64::from_str_radix(&format!("{negative}{digits}"), radix).is_ok();
-                (Kind::Int, (!ok).then_some("invalid int literal"))
+                (
+                    Kind::Literal(Ty::Int),
+                    (!ok).then_some("invalid int literal"),
+                )
             }
             Tk::Uint => {
                 let body = &text[..text.len().saturating_sub(1)];
@@ -645,18 +649,27 @@ impl<'a> Parser<'a> {
                     None => (body, 10),
                 };
                 let ok = u64::from_str_radix(digits, radix).is_ok();
-                (Kind::Uint, (!ok).then_some("invalid uint literal"))
+                (
+                    Kind::Literal(Ty::Uint),
+                    (!ok).then_some("invalid uint literal"),
+                )
             }
             Tk::Float => {
                 let ok = format!("{negative}{text}")
                     .parse::<f64>()
                     .is_ok_and(f64::is_finite);
-                (Kind::Double, (!ok).then_some("invalid double literal"))
+                (
+                    Kind::Literal(Ty::Double),
+                    (!ok).then_some("invalid double literal"),
+                )
             }
-            Tk::Str => (Kind::Str, check_unescape(&text, false).err()),
-            Tk::Bytes => (Kind::Bytes, check_unescape(&text[1..], true).err()),
-            Tk::True | Tk::False => (Kind::Bool, None),
-            _ => (Kind::Null, None),
+            Tk::Str => (Kind::Literal(Ty::Str), check_unescape(&text, false).err()),
+            Tk::Bytes => (
+                Kind::Literal(Ty::Bytes),
+                check_unescape(&text[1..], true).err(),
+            ),
+            Tk::True | Tk::False => (Kind::Literal(Ty::Bool), None),
+            _ => (Kind::Literal(Ty::Null), None),
         };
         if let Some(msg) = problem {
             self.errors.push(Diag::at(pos, msg));

@@ -333,13 +333,24 @@ pub enum Choice<T> {
 }
 
 impl<T> Choice<T> {
-    /// The known value, or the text typed (for the command's error message).
-    pub fn known(self) -> Result<T, String> {
+    /// The known value, or the error for the text typed; `expected` is what
+    /// upstream's message lists (`(json|yaml)`).
+    pub fn known(self, expected: &'static str) -> Result<T, InvalidOutput> {
         match self {
             Choice::Known(value) => Ok(value),
-            Choice::Other(text) => Err(text),
+            Choice::Other(value) => Err(InvalidOutput { value, expected }),
         }
     }
+}
+
+/// An `-o/--output` value outside the command's set, in upstream's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid --output value {}, expected {expected}", crate::encoding::json::go_quote(.value))]
+pub struct InvalidOutput {
+    /// The text typed.
+    pub value: String,
+    /// The values upstream's message lists.
+    pub expected: &'static str,
 }
 
 /// The parser of a [`Choice`] flag (`value_parser = choice::<T>()`).

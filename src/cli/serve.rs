@@ -41,13 +41,18 @@ pub struct ServeArgs {
 }
 
 /// A boolean flag value as Go's `strconv.ParseBool` reads it (`--flag=false`).
-fn go_bool(value: &str) -> Result<bool, String> {
+fn go_bool(value: &str) -> Result<bool, NotABool> {
     match value {
         "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
         "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
-        other => Err(format!("invalid syntax: {other:?} is not a boolean")),
+        other => Err(NotABool(other.to_string())),
     }
 }
+
+/// A boolean flag value that Go's `strconv.ParseBool` rejects.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid syntax: {0:?} is not a boolean")]
+pub struct NotABool(String);
 
 #[cfg(test)]
 mod tests {

@@ -40,13 +40,9 @@ pub(super) fn run(command: ConvertTemplateCommand) -> anyhow::Result<ExitStatus>
         ConvertTemplateCommand::Basic(args) => (Kind::Basic, args),
         ConvertTemplateCommand::Substitutes(args) => (Kind::Substitutes, args),
     };
-    let yaml = match output.known() {
-        Ok(CatalogFormat::Json) => false,
-        Ok(CatalogFormat::Yaml) => true,
-        Err(other) => bail!(
-            "invalid --output value {}, expected (json|yaml)",
-            go_quote(&other)
-        ),
+    let yaml = match output.known("(json|yaml)")? {
+        CatalogFormat::Json => false,
+        CatalogFormat::Yaml => true,
     };
     let file = match file.as_slice() {
         [] => "-",

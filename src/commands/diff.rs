@@ -2,7 +2,6 @@
 
 use crate::action::migrate::MigrationLevel;
 use crate::cli::authoring::{DiffArgs, DiffFormat};
-use crate::encoding::json::go_quote;
 use crate::ExitStatus;
 use anyhow::bail;
 
@@ -15,13 +14,7 @@ pub(super) fn run(args: DiffArgs, global: &crate::cli::GlobalArgs) -> anyhow::Re
     let [old, new] = refs.as_slice() else {
         bail!("accepts 2 arg(s), received {}", refs.len());
     };
-    let output = match output.known() {
-        Ok(format) => format,
-        Err(other) => bail!(
-            "invalid --output value {}, expected (text|json)",
-            go_quote(&other)
-        ),
-    };
+    let output = output.known("(text|json)")?;
     super::check_transport_flags(global)?;
     let pull = super::pull_options(global)?;
     let load = |reference: &String| -> anyhow::Result<crate::action::render::Rendered> {

@@ -3,7 +3,6 @@
 use crate::action::list::{list, render_error, What};
 use crate::action::migrate::MigrationLevel;
 use crate::cli::authoring::{ListCommand, ListFormat, ListTargetArgs};
-use crate::encoding::json::go_quote;
 use crate::ExitStatus;
 use anyhow::bail;
 
@@ -23,10 +22,7 @@ pub(super) fn run(
         (_, [one, package]) => (one, Some(package.as_str())),
         (_, _) => bail!("accepts between 1 and 2 arg(s), received {}", args.len()),
     };
-    let output = match output.known() {
-        Ok(format) => format,
-        Err(other) => bail!("invalid --output value {}, expected json", go_quote(&other)),
-    };
+    let output = output.known("json")?;
     super::check_transport_flags(global)?;
     let rendered = crate::action::catalog::load(
         std::slice::from_ref(reference),

@@ -206,13 +206,10 @@ fn exactly_one(args: &[String]) -> anyhow::Result<&str> {
 fn output_format(
     value: crate::cli::Choice<crate::cli::CatalogFormat>,
 ) -> anyhow::Result<crate::declcfg::write::Format> {
-    match value.known() {
+    match value.known("(json|yaml)") {
         Ok(crate::cli::CatalogFormat::Json) => Ok(crate::declcfg::write::Format::Json),
         Ok(crate::cli::CatalogFormat::Yaml) => Ok(crate::declcfg::write::Format::Yaml),
-        Err(other) => Err(usage(format!(
-            "invalid --output value {}, expected (json|yaml)",
-            crate::encoding::json::go_quote(&other)
-        ))),
+        Err(invalid) => Err(usage(invalid.to_string())),
     }
 }
 

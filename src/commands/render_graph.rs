@@ -3,7 +3,6 @@
 use crate::action::migrate::MigrationLevel;
 use crate::cli::authoring::{GraphFormat, RenderGraphArgs};
 use crate::declcfg::graph::{Graph, GraphOptions};
-use crate::encoding::json::go_quote;
 use crate::ExitStatus;
 use anyhow::bail;
 
@@ -21,13 +20,7 @@ pub(super) fn run(
     if refs.is_empty() {
         bail!("requires at least 1 arg(s), only received 0");
     }
-    let output = match output.known() {
-        Ok(format) => format,
-        Err(other) => bail!(
-            "invalid --output value {}, expected (mermaid|dot|json)",
-            go_quote(&other)
-        ),
-    };
+    let output = output.known("(mermaid|dot|json)")?;
     super::check_transport_flags(global)?;
     let rendered = crate::action::catalog::load(
         &refs,

@@ -38,13 +38,7 @@ pub(super) fn run(
     };
     let bytes = super::convert_template::read_file_or_stdin(file)
         .map_err(|e| anyhow::anyhow!("unable to open {}: {e}", go_quote(file)))?;
-    let output = match output.known() {
-        Ok(format) => format,
-        Err(other) => bail!(
-            "invalid --output value {}, expected (json|yaml|mermaid)",
-            go_quote(&other)
-        ),
-    };
+    let output = output.known("(json|yaml|mermaid)")?;
     let migrations = MigrationLevel::parse(&migrate_level)?;
     super::check_transport_flags(global)?;
     let render = RenderTemplate {

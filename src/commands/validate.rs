@@ -97,10 +97,13 @@ pub(super) fn run(args: ValidateArgs) -> anyhow::Result<ExitStatus> {
                 ExitStatus::Success
             })
         }
-        Choice::Other(other) => Err(super::usage(format!(
-            "invalid --output value {}, expected (json|yaml)",
-            go_quote(&other)
-        ))),
+        Choice::Other(value) => Err(super::usage(
+            crate::cli::InvalidOutput {
+                value,
+                expected: "(json|yaml)",
+            }
+            .to_string(),
+        )),
     }
 }
 

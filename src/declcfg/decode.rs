@@ -16,18 +16,125 @@ use serde_json::{Map, Value};
 /// The longest object a message quotes whole.
 const MAX_DUMP: usize = 200;
 
-/// A document that is not a valid catalog blob; the message is upstream's.
+/// Upstream decodes a document into a generic map through sigs.k8s.io/yaml,
+/// whose errors carry this prefix; JSON documents only get it for a
+/// non-object value.
+const YAML_PREFIX: &str = "error unmarshaling JSON: while decoding JSON: ";
+
+/// A document that is not a valid catalog blob; the messages are upstream's.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct DecodeError {
-    pub message: String,
+pub enum DecodeError {
+    /// A `null` document.
+    #[error("object '' is missing root schema field")]
+    Null,
+    /// A document that is not an object (the JSON type name).
+    #[error(
+        "{}json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+        YAML_PREFIX,
+        .0
+    )]
+    NotObject(&'static str),
+    /// The generic meta does not decode; a YAML document's message has the
+    /// prefix of upstream's YAML path.
+    #[error("{}{source}", if *.from_yaml { YAML_PREFIX } else { "" })]
+    Meta {
+        from_yaml: bool,
+        #[source]
+        source: FieldError,
+    },
+    /// No `schema`: the object, compact, as upstream dumps it.
+    #[error("object '{0}\n' is missing root schema field")]
+    MissingSchema(String),
+    /// No `schema` in an object too large to dump whole (a Kubernetes
+    /// manifest in a catalog directory, say): its start, kind, name and size.
+    #[error(
+        "object '{head}…' ({}{}, {size} bytes) is missing root schema field",
+        kind_label(.kind),
+        json::go_quote(.name)
+    )]
+    MissingSchemaLarge {
+        head: String,
+        kind: String,
+        name: String,
+        size: usize,
+    },
+    /// A field of a first-class schema (`package`, `channel`, `bundle`,
+    /// `deprecation`) has the wrong type or content.
+    #[error("parse {schema}: {source}")]
+    Schema {
+        schema: &'static str,
+        #[source]
+        source: FieldError,
+    },
+    /// An `olm.bundle.object` property that does not decode.
+    #[error(
+        "read bundle objects: package {}, bundle {}: parse property at index {index} as bundle object: {source}",
+        json::go_quote(.package),
+        json::go_quote(.bundle)
+    )]
+    BundleObject {
+        package: String,
+        bundle: String,
+        index: usize,
+        #[source]
+        source: crate::property::BundleObjectError,
+    },
 }
 
-impl DecodeError {
-    fn new(message: impl Into<String>) -> DecodeError {
-        DecodeError {
-            message: message.into(),
-        }
+/// `Kind ` before the name of an object, or nothing without a kind.
+fn kind_label(kind: &str) -> String {
+    match kind {
+        "" => String::new(),
+        kind => format!("{kind} "),
+    }
+}
+
+/// Why a field of a document does not decode, in Go's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FieldError {
+    /// Top-level keys equal under case folding: each group's folded key and
+    /// its spellings, sorted.
+    #[error("{}", duplicate_keys_text(.0))]
+    DuplicateKeys(Vec<(String, Vec<String>)>),
+    /// `schema`, `package` or `name` of the generic meta is not a string.
+    /// Upstream formats the type with a bool verb (`got %!t(float64=5): 5`);
+    /// the same facts, readable: the JSON type, then the value.
+    #[error(
+        "expected value for key {} to be a string, got {json_type}: {value}",
+        json::go_quote(.key)
+    )]
+    MetaNotString {
+        key: &'static str,
+        json_type: &'static str,
+        /// Go's `%v` of the value.
+        value: String,
+    },
+    /// A typed field holds a JSON value of another type.
+    #[error("json: cannot unmarshal {json_type} into Go struct field {path} of type {go_type}")]
+    Type {
+        json_type: &'static str,
+        path: &'static str,
+        go_type: &'static str,
+    },
+    /// A package icon's data is not base64.
+    #[error(transparent)]
+    Base64(#[from] base64::CorruptInput),
+}
+
+fn duplicate_keys_text(groups: &[(String, Vec<String>)]) -> String {
+    let problems: Vec<String> = groups
+        .iter()
+        .map(|(folded, keys)| {
+            format!(
+                "duplicate keys for key {}: [{}]",
+                json::go_quote(folded),
+                keys.join(" ")
+            )
+        })
+        .collect();
+    match problems.as_slice() {
+        [one] => one.clone(),
+        _ => format!("[{}]", problems.join(", ")),
     }
 }
 
@@ -52,72 +159,29 @@ fn decode_blob_with(
     origin: Option<Origin>,
     check_objects: bool,
 ) -> Result<Blob, DecodeError> {
-    // Upstream decodes a document into a generic map through sigs.k8s.io/yaml,
-    // whose errors carry this prefix; JSON documents only get it for a
-    // non-object value.
-    const YAML_PREFIX: &str = "error unmarshaling JSON: while decoding JSON: ";
     let mut map = match value {
         Value::Object(map) => map,
-        Value::Null => {
-            return Err(DecodeError::new(
-                "object '' is missing root schema field".to_string(),
-            ))
-        }
-        other => {
-            return Err(DecodeError::new(format!(
-                "{YAML_PREFIX}json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                json::type_name(&other)
-            )))
-        }
+        Value::Null => return Err(DecodeError::Null),
+        other => return Err(DecodeError::NotObject(json::type_name(&other))),
     };
-    let prefix = if from_yaml { YAML_PREFIX } else { "" };
-    check_folded_duplicates(&map).map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
-    let schema =
-        meta_string(&map, "schema").map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
-    let package =
-        meta_string(&map, "package").map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
-    let name = meta_string(&map, "name").map_err(|m| DecodeError::new(format!("{prefix}{m}")))?;
+    let meta = |source| DecodeError::Meta { from_yaml, source };
+    check_folded_duplicates(&map).map_err(meta)?;
+    let schema = meta_string(&map, "schema").map_err(meta)?;
+    let package = meta_string(&map, "package").map_err(meta)?;
+    let name = meta_string(&map, "name").map_err(meta)?;
     if schema.is_empty() {
-        let mut text = String::new();
-        json::write_compact(&Value::Object(map.clone()), &mut text, true);
-        // Upstream dumps the whole object; a large one (a Kubernetes manifest in a catalog
-        // directory, say) is cut short and named by its kind and name.
-        if text.len() > MAX_DUMP {
-            let field = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or("");
-            let name = map
-                .get("metadata")
-                .and_then(|m| m.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or(field("name"));
-            let mut cut = MAX_DUMP;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            let kind = match field("kind") {
-                "" => String::new(),
-                kind => format!("{kind} "),
-            };
-            return Err(DecodeError::new(format!(
-                "object '{}…' ({kind}{}, {} bytes) is missing root schema field",
-                &text[..cut],
-                json::go_quote(name),
-                text.len()
-            )));
-        }
-        return Err(DecodeError::new(format!(
-            "object '{text}\n' is missing root schema field"
-        )));
+        return Err(missing_schema(map));
     }
+    let typed = |schema| move |source| DecodeError::Schema { schema, source };
     match schema.as_str() {
         SCHEMA_PACKAGE => decode_package(&mut map, origin)
             .map(Blob::Package)
-            .map_err(|m| DecodeError::new(format!("parse package: {m}"))),
+            .map_err(typed("package")),
         SCHEMA_CHANNEL => decode_channel(&mut map, origin)
             .map(Blob::Channel)
-            .map_err(|m| DecodeError::new(format!("parse channel: {m}"))),
+            .map_err(typed("channel")),
         SCHEMA_BUNDLE => {
-            let bundle = decode_bundle(&mut map, origin)
-                .map_err(|m| DecodeError::new(format!("parse bundle: {m}")))?;
+            let bundle = decode_bundle(&mut map, origin).map_err(typed("bundle"))?;
             if check_objects {
                 check_bundle_objects(&bundle)?;
             }
@@ -125,7 +189,7 @@ fn decode_blob_with(
         }
         SCHEMA_DEPRECATIONS => decode_deprecation(&mut map, origin)
             .map(Blob::Deprecation)
-            .map_err(|m| DecodeError::new(format!("parse deprecation: {m}"))),
+            .map_err(typed("deprecation")),
         _ => Ok(Blob::Other(Meta {
             schema,
             package,
@@ -136,12 +200,38 @@ fn decode_blob_with(
     }
 }
 
+/// The error for an object without `schema`: upstream dumps the whole object;
+/// a large one is cut short and named by its kind and name.
+fn missing_schema(map: Map<String, Value>) -> DecodeError {
+    let field = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or("");
+    let mut text = String::new();
+    json::write_compact(&Value::Object(map.clone()), &mut text, true);
+    if text.len() <= MAX_DUMP {
+        return DecodeError::MissingSchema(text);
+    }
+    let name = map
+        .get("metadata")
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or(field("name"));
+    let mut cut = MAX_DUMP;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    DecodeError::MissingSchemaLarge {
+        head: text[..cut].to_string(),
+        kind: field("kind").to_string(),
+        name: name.to_string(),
+        size: text.len(),
+    }
+}
+
 fn fold(key: &str) -> String {
     key.to_lowercase()
 }
 
 /// Upstream rejects any two top-level keys equal under case folding.
-fn check_folded_duplicates(map: &Map<String, Value>) -> Result<(), String> {
+fn check_folded_duplicates(map: &Map<String, Value>) -> Result<(), FieldError> {
     if map
         .keys()
         .all(|k| k.bytes().all(|b| !b.is_ascii_uppercase()) && k.is_ascii())
@@ -149,49 +239,47 @@ fn check_folded_duplicates(map: &Map<String, Value>) -> Result<(), String> {
         // All keys already folded and unique: the common case, no allocation.
         return Ok(());
     }
-    let mut groups: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+    let mut groups: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for key in map.keys() {
-        groups.entry(fold(key)).or_default().push(key);
+        groups.entry(fold(key)).or_default().push(key.clone());
     }
-    let problems: Vec<String> = groups
+    let duplicates: Vec<(String, Vec<String>)> = groups
         .into_iter()
         .filter(|(_, keys)| keys.len() > 1)
         .map(|(folded, mut keys)| {
             keys.sort_unstable();
-            format!(
-                "duplicate keys for key {}: [{}]",
-                json::go_quote(&folded),
-                keys.join(" ")
-            )
+            (folded, keys)
         })
         .collect();
-    match problems.len() {
-        0 => Ok(()),
-        1 => Err(problems.into_iter().next().unwrap_or_default()),
-        _ => Err(format!("[{}]", problems.join(", "))),
+    if duplicates.is_empty() {
+        Ok(())
+    } else {
+        Err(FieldError::DuplicateKeys(duplicates))
     }
 }
 
+/// Removes the value of `field`, matched as Go's decoder does: the exact key,
+/// else one equal without regard to case.
 fn take(map: &mut Map<String, Value>, field: &str) -> Option<Value> {
+    if let Some(value) = map.remove(field) {
+        return Some(value);
+    }
     let key = json::field_key(map, field)?.to_string();
     map.remove(&key)
 }
 
 /// `schema`, `package` and `name` of the generic meta: strings or absent.
-fn meta_string(map: &Map<String, Value>, field: &str) -> Result<String, String> {
+fn meta_string(map: &Map<String, Value>, field: &'static str) -> Result<String, FieldError> {
     let Some(key) = json::field_key(map, field) else {
         return Ok(String::new());
     };
     match &map[key] {
         Value::String(s) => Ok(s.clone()),
-        // Upstream formats the type with a bool verb (`got %!t(float64=5): 5`); the same
-        // facts, readable: the JSON type, then the value.
-        other => Err(format!(
-            "expected value for key {} to be a string, got {}: {}",
-            json::go_quote(field),
-            json::type_name(other),
-            go_value(other)
-        )),
+        other => Err(FieldError::MetaNotString {
+            key: field,
+            json_type: json::type_name(other),
+            value: go_value(other),
+        }),
     }
 }
 
@@ -217,85 +305,87 @@ fn go_value(value: &Value) -> String {
 }
 
 /// Context of a typed field, for Go's `Go struct field <path> of type <type>`.
-struct Field<'a> {
-    path: &'a str,
-    go_type: &'a str,
+#[derive(Clone, Copy)]
+struct Field {
+    path: &'static str,
+    go_type: &'static str,
 }
 
-fn type_error(value: &Value, field: &Field<'_>) -> String {
-    format!(
-        "json: cannot unmarshal {} into Go struct field {} of type {}",
-        json::type_name(value),
-        field.path,
-        field.go_type
-    )
+impl Field {
+    const fn new(path: &'static str, go_type: &'static str) -> Field {
+        Field { path, go_type }
+    }
+
+    /// The error for `value`, of another type than the field's.
+    fn mismatch(self, value: &Value) -> FieldError {
+        FieldError::Type {
+            json_type: json::type_name(value),
+            path: self.path,
+            go_type: self.go_type,
+        }
+    }
 }
 
-fn string_field(map: &mut Map<String, Value>, name: &str, path: &str) -> Result<String, String> {
+fn string_field(
+    map: &mut Map<String, Value>,
+    name: &str,
+    path: &'static str,
+) -> Result<String, FieldError> {
     match take(map, name) {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(type_error(
-            &other,
-            &Field {
-                path,
-                go_type: "string",
-            },
-        )),
+        Some(other) => Err(Field::new(path, "string").mismatch(&other)),
     }
 }
 
 fn array_field(
     map: &mut Map<String, Value>,
     name: &str,
-    field: &Field<'_>,
-) -> Result<Option<Vec<Value>>, String> {
+    field: Field,
+) -> Result<Option<Vec<Value>>, FieldError> {
     match take(map, name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Array(items)) => Ok(Some(items)),
-        Some(other) => Err(type_error(&other, field)),
+        Some(other) => Err(field.mismatch(&other)),
     }
 }
 
-fn object_item(value: Value, field: &Field<'_>) -> Result<Option<Map<String, Value>>, String> {
+fn object_item(value: Value, field: Field) -> Result<Option<Map<String, Value>>, FieldError> {
     match value {
         Value::Null => Ok(None),
         Value::Object(map) => Ok(Some(map)),
-        other => Err(type_error(&other, field)),
+        other => Err(field.mismatch(&other)),
     }
 }
 
-fn properties_field(map: &mut Map<String, Value>, owner: &str) -> Result<Vec<Property>, String> {
-    let path = format!("{owner}.properties");
-    let items = array_field(
-        map,
-        "properties",
-        &Field {
-            path: &path,
-            go_type: "[]property.Property",
-        },
-    )?;
+/// The `properties` of a package, channel or bundle: the field's path, and
+/// that of a property's `type`.
+fn properties_field(
+    map: &mut Map<String, Value>,
+    path: &'static str,
+    type_path: &'static str,
+) -> Result<Vec<Property>, FieldError> {
+    let items = array_field(map, "properties", Field::new(path, "[]property.Property"))?;
     let mut properties = Vec::new();
     for item in items.unwrap_or_default() {
-        let field = Field {
-            path: &path,
-            go_type: "property.Property",
-        };
-        let Some(mut item) = object_item(item, &field)? else {
+        let Some(mut item) = object_item(item, Field::new(path, "property.Property"))? else {
             properties.push(Property {
                 kind: String::new(),
                 value: None,
             });
             continue;
         };
-        let kind = string_field(&mut item, "type", &format!("{path}.type"))?;
+        let kind = string_field(&mut item, "type", type_path)?;
         let value = take(&mut item, "value");
         properties.push(Property { kind, value });
     }
     Ok(properties)
 }
 
-fn decode_package(map: &mut Map<String, Value>, origin: Option<Origin>) -> Result<Package, String> {
+fn decode_package(
+    map: &mut Map<String, Value>,
+    origin: Option<Origin>,
+) -> Result<Package, FieldError> {
     let name = string_field(map, "name", "Package.name")?;
     let default_channel = string_field(map, "defaultChannel", "Package.defaultChannel")?;
     let description = string_field(map, "description", "Package.description")?;
@@ -304,17 +394,9 @@ fn decode_package(map: &mut Map<String, Value>, origin: Option<Origin>) -> Resul
         Some(Value::Object(mut icon)) => {
             let data = match take(&mut icon, "base64data") {
                 None | Some(Value::Null) => None,
-                Some(Value::String(text)) => {
-                    Some(base64::canonical_go(text).map_err(|e| e.to_string())?)
-                }
+                Some(Value::String(text)) => Some(base64::canonical_go(text)?),
                 Some(other) => {
-                    return Err(type_error(
-                        &other,
-                        &Field {
-                            path: "Package.icon.base64data",
-                            go_type: "[]uint8",
-                        },
-                    ))
+                    return Err(Field::new("Package.icon.base64data", "[]uint8").mismatch(&other))
                 }
             };
             let media_type = string_field(&mut icon, "mediatype", "Package.icon.mediatype")?;
@@ -323,17 +405,9 @@ fn decode_package(map: &mut Map<String, Value>, origin: Option<Origin>) -> Resul
                 media_type,
             })
         }
-        Some(other) => {
-            return Err(type_error(
-                &other,
-                &Field {
-                    path: "Package.icon",
-                    go_type: "declcfg.Icon",
-                },
-            ))
-        }
+        Some(other) => return Err(Field::new("Package.icon", "declcfg.Icon").mismatch(&other)),
     };
-    let properties = properties_field(map, "Package")?;
+    let properties = properties_field(map, "Package.properties", "Package.properties.type")?;
     Ok(Package {
         name,
         default_channel,
@@ -345,7 +419,7 @@ fn decode_package(map: &mut Map<String, Value>, origin: Option<Origin>) -> Resul
     })
 }
 
-fn string_list(value: Value, field: &Field<'_>) -> Result<Vec<String>, String> {
+fn string_list(value: Value, field: Field) -> Result<Vec<String>, FieldError> {
     match value {
         Value::Null => Ok(Vec::new()),
         Value::Array(items) => items
@@ -353,36 +427,27 @@ fn string_list(value: Value, field: &Field<'_>) -> Result<Vec<String>, String> {
             .map(|item| match item {
                 Value::String(s) => Ok(s),
                 Value::Null => Ok(String::new()),
-                other => Err(type_error(
-                    &other,
-                    &Field {
-                        path: field.path,
-                        go_type: "string",
-                    },
-                )),
+                other => Err(Field::new(field.path, "string").mismatch(&other)),
             })
             .collect(),
-        other => Err(type_error(&other, field)),
+        other => Err(field.mismatch(&other)),
     }
 }
 
-fn decode_channel(map: &mut Map<String, Value>, origin: Option<Origin>) -> Result<Channel, String> {
+fn decode_channel(
+    map: &mut Map<String, Value>,
+    origin: Option<Origin>,
+) -> Result<Channel, FieldError> {
     let name = string_field(map, "name", "Channel.name")?;
     let package = string_field(map, "package", "Channel.package")?;
-    let entries_field = Field {
-        path: "Channel.entries",
-        go_type: "[]declcfg.ChannelEntry",
-    };
-    let entries = match array_field(map, "entries", &entries_field)? {
+    let entries_field = Field::new("Channel.entries", "[]declcfg.ChannelEntry");
+    let entries = match array_field(map, "entries", entries_field)? {
         None => None,
         Some(items) => {
             let mut entries = Vec::with_capacity(items.len());
             for item in items {
-                let field = Field {
-                    path: "Channel.entries",
-                    go_type: "declcfg.ChannelEntry",
-                };
-                let Some(mut item) = object_item(item, &field)? else {
+                let field = Field::new("Channel.entries", "declcfg.ChannelEntry");
+                let Some(mut item) = object_item(item, field)? else {
                     entries.push(ChannelEntry::default());
                     continue;
                 };
@@ -390,13 +455,9 @@ fn decode_channel(map: &mut Map<String, Value>, origin: Option<Origin>) -> Resul
                 let replaces = string_field(&mut item, "replaces", "Channel.entries.replaces")?;
                 let skips = match take(&mut item, "skips") {
                     None => Vec::new(),
-                    Some(value) => string_list(
-                        value,
-                        &Field {
-                            path: "Channel.entries.skips",
-                            go_type: "[]string",
-                        },
-                    )?,
+                    Some(value) => {
+                        string_list(value, Field::new("Channel.entries.skips", "[]string"))?
+                    }
                 };
                 let skip_range = string_field(&mut item, "skipRange", "Channel.entries.skipRange")?;
                 entries.push(ChannelEntry {
@@ -409,7 +470,7 @@ fn decode_channel(map: &mut Map<String, Value>, origin: Option<Origin>) -> Resul
             Some(entries)
         }
     };
-    let properties = properties_field(map, "Channel")?;
+    let properties = properties_field(map, "Channel.properties", "Channel.properties.type")?;
     Ok(Channel {
         name,
         package,
@@ -419,22 +480,19 @@ fn decode_channel(map: &mut Map<String, Value>, origin: Option<Origin>) -> Resul
     })
 }
 
-fn decode_bundle(map: &mut Map<String, Value>, origin: Option<Origin>) -> Result<Bundle, String> {
+fn decode_bundle(
+    map: &mut Map<String, Value>,
+    origin: Option<Origin>,
+) -> Result<Bundle, FieldError> {
     let name = string_field(map, "name", "Bundle.name")?;
     let package = string_field(map, "package", "Bundle.package")?;
     let image = string_field(map, "image", "Bundle.image")?;
-    let properties = properties_field(map, "Bundle")?;
-    let related_field = Field {
-        path: "Bundle.relatedImages",
-        go_type: "[]declcfg.RelatedImage",
-    };
+    let properties = properties_field(map, "Bundle.properties", "Bundle.properties.type")?;
+    let related_field = Field::new("Bundle.relatedImages", "[]declcfg.RelatedImage");
     let mut related_images = Vec::new();
-    for item in array_field(map, "relatedImages", &related_field)?.unwrap_or_default() {
-        let field = Field {
-            path: "Bundle.relatedImages",
-            go_type: "declcfg.RelatedImage",
-        };
-        let Some(mut item) = object_item(item, &field)? else {
+    for item in array_field(map, "relatedImages", related_field)?.unwrap_or_default() {
+        let field = Field::new("Bundle.relatedImages", "declcfg.RelatedImage");
+        let Some(mut item) = object_item(item, field)? else {
             related_images.push(RelatedImage::default());
             continue;
         };
@@ -460,12 +518,13 @@ fn check_bundle_objects(bundle: &Bundle) -> Result<(), DecodeError> {
         if property.kind != crate::property::BUNDLE_OBJECT {
             continue;
         }
-        if let Err(message) = crate::property::check_bundle_object(property.value.as_ref()) {
-            return Err(DecodeError::new(format!(
-                "read bundle objects: package {}, bundle {}: parse property at index {index} as bundle object: {message}",
-                json::go_quote(&bundle.package),
-                json::go_quote(&bundle.name)
-            )));
+        if let Err(source) = crate::property::check_bundle_object(property.value.as_ref()) {
+            return Err(DecodeError::BundleObject {
+                package: bundle.package.clone(),
+                bundle: bundle.name.clone(),
+                index,
+                source,
+            });
         }
     }
     Ok(())
@@ -474,22 +533,16 @@ fn check_bundle_objects(bundle: &Bundle) -> Result<(), DecodeError> {
 fn decode_deprecation(
     map: &mut Map<String, Value>,
     origin: Option<Origin>,
-) -> Result<Deprecation, String> {
+) -> Result<Deprecation, FieldError> {
     let package = string_field(map, "package", "Deprecation.package")?;
-    let field = Field {
-        path: "Deprecation.entries",
-        go_type: "[]declcfg.DeprecationEntry",
-    };
-    let entries = match array_field(map, "entries", &field)? {
+    let field = Field::new("Deprecation.entries", "[]declcfg.DeprecationEntry");
+    let entries = match array_field(map, "entries", field)? {
         None => None,
         Some(items) => {
             let mut entries = Vec::with_capacity(items.len());
             for item in items {
-                let field = Field {
-                    path: "Deprecation.entries",
-                    go_type: "declcfg.DeprecationEntry",
-                };
-                let Some(mut item) = object_item(item, &field)? else {
+                let field = Field::new("Deprecation.entries", "declcfg.DeprecationEntry");
+                let Some(mut item) = object_item(item, field)? else {
                     entries.push(DeprecationEntry::default());
                     continue;
                 };
@@ -508,13 +561,11 @@ fn decode_deprecation(
                         )?,
                     },
                     Some(other) => {
-                        return Err(type_error(
-                            &other,
-                            &Field {
-                                path: "Deprecation.entries.reference",
-                                go_type: "declcfg.PackageScopedReference",
-                            },
-                        ))
+                        return Err(Field::new(
+                            "Deprecation.entries.reference",
+                            "declcfg.PackageScopedReference",
+                        )
+                        .mismatch(&other))
                     }
                 };
                 let message = string_field(&mut item, "message", "Deprecation.entries.message")?;
@@ -536,7 +587,7 @@ mod tests {
     use serde_json::json;
 
     fn err(value: Value, yaml: bool) -> String {
-        decode_blob(value, yaml, None).unwrap_err().message
+        decode_blob(value, yaml, None).unwrap_err().to_string()
     }
 
     #[test]

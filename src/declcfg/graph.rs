@@ -49,6 +49,17 @@ pub enum EdgeKind {
     SkipRange(String),
 }
 
+impl EdgeKind {
+    /// The kind's name in drawings and JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EdgeKind::Replace => "replace",
+            EdgeKind::Skip => "skip",
+            EdgeKind::SkipRange(_) => "skipRange",
+        }
+    }
+}
+
 /// One line of a channel's drawing, in upstream's order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {
@@ -58,14 +69,17 @@ pub enum Item {
         name: String,
         class: Option<&'static str>,
     },
-    /// An edge from an older entry to a newer one; `ignored` when OLMv0
-    /// semantics say it is never taken.
-    Edge {
-        from: String,
-        to: String,
-        kind: EdgeKind,
-        ignored: bool,
-    },
+    Edge(Edge),
+}
+
+/// An edge from an older entry to a newer one; `ignored` when OLMv0
+/// semantics say it is never taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edge {
+    pub from: String,
+    pub to: String,
+    pub kind: EdgeKind,
+    pub ignored: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,25 +241,25 @@ impl Graph {
                 for skip in &entry.skips {
                     // Upstream's `handleSemantics(skip, …, captureNewEntry)`.
                     let ignored = options.v0_semantics && !skipped.insert(skip.clone());
-                    items.push(Item::Edge {
+                    items.push(Item::Edge(Edge {
                         from: skip.clone(),
                         to: entry.name.clone(),
                         kind: EdgeKind::Skip,
                         ignored,
-                    });
+                    }));
                 }
                 if !entry.skip_range.is_empty() {
                     match Range::parse(&entry.skip_range) {
                         Ok(range) => {
                             for other in &filtered {
                                 if range.contains(&version_of(&other.name)) {
-                                    items.push(Item::Edge {
+                                    items.push(Item::Edge(Edge {
                                         from: other.name.clone(),
                                         to: entry.name.clone(),
                                         kind: EdgeKind::SkipRange(entry.skip_range.clone()),
                                         ignored: options.v0_semantics
                                             && skipped.contains(&entry.name),
-                                    });
+                                    }));
                                 }
                             }
                         }
@@ -257,17 +271,17 @@ impl Graph {
                     }
                 }
                 if !entry.replaces.is_empty() {
-                    items.push(Item::Edge {
+                    items.push(Item::Edge(Edge {
                         from: entry.replaces.clone(),
                         to: entry.name.clone(),
                         kind: EdgeKind::Replace,
                         ignored: options.v0_semantics && skipped.contains(&entry.name),
-                    });
+                    }));
                 }
             }
             for item in &items {
-                if let Item::Edge { ignored, .. } = item {
-                    if *ignored {
+                if let Item::Edge(edge) = item {
+                    if edge.ignored {
                         ignored_links.push(link);
                     }
                     link += 1;
@@ -324,11 +338,10 @@ impl Graph {
                                     .push(format!("{id}-{name}"));
                             }
                         }
-                        Item::Edge { from, to, kind, .. } => {
+                        Item::Edge(Edge { from, to, kind, .. }) => {
                             let label = match kind {
-                                EdgeKind::Replace => "replace".to_string(),
-                                EdgeKind::Skip => "skip".to_string(),
                                 EdgeKind::SkipRange(range) => format!("\"skipRange({range})\""),
+                                other => other.name().to_string(),
                             };
                             out.push_str(&format!(
                                 "      {id}-{from}[{}]-- {label} --> {id}-{to}[{}]\n",
@@ -402,18 +415,13 @@ impl Graph {
                                 dot_id(name)
                             ));
                         }
-                        Item::Edge {
-                            from,
-                            to,
-                            kind,
-                            ignored,
-                        } => {
-                            let label = match kind {
-                                EdgeKind::Replace => "replace".to_string(),
-                                EdgeKind::Skip => "skip".to_string(),
+                        Item::Edge(edge) => {
+                            let (from, to) = (&edge.from, &edge.to);
+                            let label = match &edge.kind {
                                 EdgeKind::SkipRange(range) => format!("skipRange({range})"),
+                                other => other.name().to_string(),
                             };
-                            let style = if *ignored {
+                            let style = if edge.ignored {
                                 ", color=\"#FF0000\", style=dashed"
                             } else {
                                 ""
@@ -457,26 +465,17 @@ impl Graph {
                                     "deprecated": matches!(class, Some("deprecated" | "deprecatedskipped")),
                                     "skipped": matches!(class, Some("skipped" | "deprecatedskipped")),
                                 })),
-                                Item::Edge {
-                                    from,
-                                    to,
-                                    kind,
-                                    ignored,
-                                } => {
-                                    let mut edge = json!({
-                                        "from": from,
-                                        "to": to,
-                                        "kind": match kind {
-                                            EdgeKind::Replace => "replace",
-                                            EdgeKind::Skip => "skip",
-                                            EdgeKind::SkipRange(_) => "skipRange",
-                                        },
-                                        "ignored": ignored,
+                                Item::Edge(edge) => {
+                                    let mut value = json!({
+                                        "from": edge.from,
+                                        "to": edge.to,
+                                        "kind": edge.kind.name(),
+                                        "ignored": edge.ignored,
                                     });
-                                    if let EdgeKind::SkipRange(range) = kind {
-                                        edge["skipRange"] = json!(range);
+                                    if let EdgeKind::SkipRange(range) = &edge.kind {
+                                        value["skipRange"] = json!(range);
                                     }
-                                    edges.push(edge);
+                                    edges.push(value);
                                 }
                             }
                         }

@@ -4,7 +4,7 @@
 //! Files are parsed in parallel but results are assembled in walk order, so
 //! the loaded catalog (and every error) is the same on every run.
 
-use super::decode::{decode_blob, decode_blob_again, DecodeError};
+use super::decode::{decode_blob, decode_blob_again};
 use super::ignore::IndexIgnore;
 use super::{Blob, DeclarativeConfig, Origin};
 use crate::encoding::stream::{decode_documents, Document};
@@ -304,7 +304,7 @@ fn parse_file_spans(
                 path: display.to_string(),
                 document: Some(index),
                 position: None,
-                message: e.message,
+                message: e.to_string(),
             })?;
             match (objects, defer) {
                 (BundleObjects::Keep, _) | (BundleObjects::Defer, None) => {}
@@ -358,8 +358,7 @@ fn parse_file_spans(
         };
         let mut value = value;
         sort_keys(&mut value);
-        let mut blob = decode_blob(value, from_yaml, origin)
-            .map_err(|DecodeError { message }| fail(message))?;
+        let mut blob = decode_blob(value, from_yaml, origin).map_err(|e| fail(e.to_string()))?;
         if objects == BundleObjects::Drop {
             strip_payload(&mut blob);
         }
@@ -498,7 +497,7 @@ pub fn read_deferred(
         .ok_or_else(|| fail(format!("{display} changed while it was being read")))?;
     let mut value = value;
     sort_keys(&mut value);
-    decode_blob_again(value, None).map_err(|e| fail(e.message))
+    decode_blob_again(value, None).map_err(|e| fail(e.to_string()))
 }
 
 /// Reads a catalog file of the tree `root` ([`crate::fsutil::read_input`]).

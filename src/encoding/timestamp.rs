@@ -23,56 +23,42 @@ enum LayoutItem {
     Literal(u8),
 }
 
-const TIMESTAMP_LAYOUTS: &[&[LayoutItem]] = {
-    use LayoutItem::*;
-    &[
-        &[
-            Year,
-            Literal(b'-'),
-            Month,
-            Literal(b'-'),
-            Day,
-            Literal(b'T'),
-            Hour,
-            Literal(b':'),
-            MinuteOrSecond,
-            Literal(b':'),
-            MinuteOrSecond,
-            Fraction,
-            Zone,
-        ],
-        &[
-            Year,
-            Literal(b'-'),
-            Month,
-            Literal(b'-'),
-            Day,
-            Literal(b't'),
-            Hour,
-            Literal(b':'),
-            MinuteOrSecond,
-            Literal(b':'),
-            MinuteOrSecond,
-            Fraction,
-            Zone,
-        ],
-        &[
-            Year,
-            Literal(b'-'),
-            Month,
-            Literal(b'-'),
-            Day,
-            Literal(b' '),
-            Hour,
-            Literal(b':'),
-            MinuteOrSecond,
-            Literal(b':'),
-            MinuteOrSecond,
-            Fraction,
-        ],
-        &[Year, Literal(b'-'), Month, Literal(b'-'), Day],
-    ]
-};
+/// go-yaml v2's `allowedTimestampFormats`, tried in order.
+const TIMESTAMP_LAYOUTS: &[&str] = &[
+    "2006-1-2T15:4:5.999999999Z07:00",
+    "2006-1-2t15:4:5.999999999Z07:00",
+    "2006-1-2 15:4:5.999999999",
+    "2006-1-2",
+];
+
+/// The elements of Go's layouts that those layouts use, by their text (a longer one before
+/// its prefix); any other byte is literal.
+const LAYOUT_ELEMENTS: &[(&str, LayoutItem)] = &[
+    ("2006", LayoutItem::Year),
+    ("Z07:00", LayoutItem::Zone),
+    (".999999999", LayoutItem::Fraction),
+    ("15", LayoutItem::Hour),
+    ("1", LayoutItem::Month),
+    ("2", LayoutItem::Day),
+    ("4", LayoutItem::MinuteOrSecond),
+    ("5", LayoutItem::MinuteOrSecond),
+];
+
+/// A layout's elements, as `time.Parse` reads them from the layout's text.
+fn layout_items(layout: &str) -> impl Iterator<Item = LayoutItem> + '_ {
+    let mut rest = layout.as_bytes();
+    std::iter::from_fn(move || {
+        let (&first, tail) = rest.split_first()?;
+        for (text, item) in LAYOUT_ELEMENTS {
+            if let Some(after) = rest.strip_prefix(text.as_bytes()) {
+                rest = after;
+                return Some(*item);
+            }
+        }
+        rest = tail;
+        Some(LayoutItem::Literal(first))
+    })
+}
 
 /// Whether go-yaml v2 resolves a plain scalar to a timestamp.
 pub fn is_go_timestamp(text: &[u8]) -> bool {
@@ -106,13 +92,13 @@ fn two_digits(value: &[u8]) -> Option<u32> {
     }
 }
 
-fn go_time_parse(layout: &[LayoutItem], text: &[u8]) -> bool {
+fn go_time_parse(layout: &str, text: &[u8]) -> bool {
     let mut value = text;
     let mut year = 0u32;
     let mut month = 0u32;
     let mut day = 0u32;
-    for item in layout {
-        match *item {
+    for item in layout_items(layout) {
+        match item {
             LayoutItem::Literal(b' ') => {
                 if value.first().is_some_and(|&b| b != b' ') {
                     return false;

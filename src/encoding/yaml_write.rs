@@ -238,6 +238,7 @@ impl<'a> Emitter<'a> {
         *i += run;
     }
 
+    /// Copies the line break at `*i`: what follows starts a line, at its indentation.
     fn write_break(&mut self, value: &[u8], i: &mut usize) {
         if value[*i] == b'\n' {
             self.put_break();
@@ -246,6 +247,7 @@ impl<'a> Emitter<'a> {
             self.write_char(value, i);
             self.column = 0;
         }
+        self.indention = true;
     }
 
     fn write_indent(&mut self) {
@@ -282,52 +284,32 @@ impl<'a> Emitter<'a> {
         if !self.whitespace {
             self.put(b' ');
         }
-        let mut spaces = false;
-        let mut breaks = false;
-        let mut i = 0;
-        while i < value.len() {
-            if is_space(value, i) {
-                if allow_breaks && !spaces && self.column > self.width && !is_space(value, i + 1) {
-                    self.write_indent();
-                    i += 1;
-                } else {
-                    self.write_char(value, &mut i);
-                }
-                spaces = true;
-            } else if is_break(value, i) {
-                if !breaks && value[i] == b'\n' {
-                    self.put_break();
-                }
-                self.write_break(value, &mut i);
-                self.indention = true;
-                breaks = true;
-            } else {
-                if breaks {
-                    self.write_indent();
-                }
-                self.write_run(value, &mut i, |b| b != b' ');
-                self.indention = false;
-                spaces = false;
-                breaks = false;
-            }
-        }
+        self.write_folded::<false>(value, allow_breaks);
         self.whitespace = false;
         self.indention = false;
     }
 
     fn write_single_quoted(&mut self, value: &[u8], allow_breaks: bool) {
         self.write_indicator(b"'", true, false, false);
+        self.write_folded::<true>(value, allow_breaks);
+        self.write_indicator(b"'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    /// The text of a plain or (`QUOTED`) single-quoted scalar: libyaml's two writers fold
+    /// spaces and copy line breaks alike; a quoted scalar doubles its `'` and never folds at
+    /// its first or last character.
+    fn write_folded<const QUOTED: bool>(&mut self, value: &[u8], allow_breaks: bool) {
         let mut spaces = false;
         let mut breaks = false;
         let mut i = 0;
         while i < value.len() {
             if is_space(value, i) {
-                // Unlike plain scalars, the first and last character are never folded.
                 if allow_breaks
                     && !spaces
                     && self.column > self.width
-                    && i > 0
-                    && i < value.len() - 1
+                    && (!QUOTED || (i > 0 && i < value.len() - 1))
                     && !is_space(value, i + 1)
                 {
                     self.write_indent();
@@ -341,26 +323,22 @@ impl<'a> Emitter<'a> {
                     self.put_break();
                 }
                 self.write_break(value, &mut i);
-                self.indention = true;
                 breaks = true;
             } else {
                 if breaks {
                     self.write_indent();
                 }
-                if value[i] == b'\'' {
+                if QUOTED && value[i] == b'\'' {
                     self.put(b'\'');
                     self.write_char(value, &mut i);
                 } else {
-                    self.write_run(value, &mut i, |b| b != b' ' && b != b'\'');
+                    self.write_run(value, &mut i, |b| b != b' ' && !(QUOTED && b == b'\''));
                 }
                 self.indention = false;
                 spaces = false;
                 breaks = false;
             }
         }
-        self.write_indicator(b"'", false, false, false);
-        self.whitespace = false;
-        self.indention = false;
     }
 
     fn write_double_quoted(&mut self, value: &[u8], allow_breaks: bool) {
@@ -463,7 +441,6 @@ impl<'a> Emitter<'a> {
         while i < value.len() {
             if is_break(value, i) {
                 self.write_break(value, &mut i);
-                self.indention = true;
                 breaks = true;
             } else {
                 if breaks {
@@ -613,35 +590,21 @@ fn analyze_scalar(value: &[u8]) -> Analysis {
         if !is_printable(value, i) {
             special_characters = true;
         }
-        if is_space(value, i) {
-            if i == 0 {
-                leading_space = true;
-            }
-            if i + width == value.len() {
-                trailing_space = true;
-            }
-            if previous_break {
-                break_space = true;
-            }
-            previous_space = true;
-            previous_break = false;
-        } else if is_break(value, i) {
+        let space = is_space(value, i);
+        let line_break = !space && is_break(value, i);
+        let (first, last) = (i == 0, i + width == value.len());
+        if space {
+            leading_space |= first;
+            trailing_space |= last;
+            break_space |= previous_break;
+        } else if line_break {
             line_breaks = true;
-            if i == 0 {
-                leading_break = true;
-            }
-            if i + width == value.len() {
-                trailing_break = true;
-            }
-            if previous_space {
-                space_break = true;
-            }
-            previous_space = false;
-            previous_break = true;
-        } else {
-            previous_space = false;
-            previous_break = false;
+            leading_break |= first;
+            trailing_break |= last;
+            space_break |= previous_space;
         }
+        previous_space = space;
+        previous_break = line_break;
         preceded_by_whitespace = is_blankz(value, i);
         i += width;
     }

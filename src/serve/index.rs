@@ -166,8 +166,18 @@ pub enum ReadError {
     },
     #[error("{path} changed since the catalog was loaded; restart the server to serve it")]
     Changed { path: String },
-    #[error("{path}: {message}")]
-    Decode { path: String, message: String },
+    #[error("{path}: {source}")]
+    Json {
+        path: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{path}: {source}")]
+    Decode {
+        path: String,
+        #[source]
+        source: crate::declcfg::decode::DecodeError,
+    },
 }
 
 /// What one parsed file contributes.
@@ -346,19 +356,20 @@ impl Index {
     /// A blob as a JSON value, keys sorted (as the loader has them).
     pub fn value(&self, payload: Payload) -> Result<Value, ReadError> {
         let bytes = self.bytes(payload)?;
-        let mut value: Value = serde_json::from_slice(&bytes).map_err(|e| ReadError::Decode {
-            path: self.source_name(payload),
-            message: e.to_string(),
-        })?;
+        let mut value: Value =
+            serde_json::from_slice(&bytes).map_err(|source| ReadError::Json {
+                path: self.source_name(payload),
+                source,
+            })?;
         sort_keys(&mut value);
         Ok(value)
     }
 
     fn blob(&self, payload: Payload) -> Result<Blob, ReadError> {
         let value = self.value(payload)?;
-        crate::declcfg::decode::decode_blob_again(value, None).map_err(|e| ReadError::Decode {
+        crate::declcfg::decode::decode_blob_again(value, None).map_err(|source| ReadError::Decode {
             path: self.source_name(payload),
-            message: e.message,
+            source,
         })
     }
 

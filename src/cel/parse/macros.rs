@@ -4,6 +4,7 @@
 
 use super::super::ast::{max_depth, Comprehension, Kind, Node, ACCU};
 use super::super::diag::Diag;
+use super::super::types::Ty;
 use super::Parser;
 
 impl Parser<'_> {
@@ -83,7 +84,7 @@ impl Parser<'_> {
             }
         };
         let accu = || Node::ident(ACCU, pos);
-        let bool_lit = || Node::new(Kind::Bool, pos, 0);
+        let bool_lit = || Node::new(Kind::Literal(Ty::Bool), pos, 0);
         let append = |item: Node| {
             let d = item.depth;
             Node::call(

@@ -267,42 +267,6 @@ fn errors() {
             ("[::g]:5000/x".into(), "invalid reference format"),
             ("[::1]5000/x".into(), "invalid reference format"),
             (
-                format!("quay.io/foo@sha256:{}", "a".repeat(63)),
-                "invalid checksum digest length",
-            ),
-            (
-                format!("quay.io/foo@sha256:{}", "a".repeat(65)),
-                "invalid checksum digest length",
-            ),
-            (
-                format!("quay.io/foo@sha512:{}", "a".repeat(64)),
-                "invalid checksum digest length",
-            ),
-            (
-                format!("quay.io/foo@sha256:{}", "A".repeat(64)),
-                "invalid checksum digest format",
-            ),
-            (
-                format!("quay.io/foo:v1@Sha256:{}", "a".repeat(64)),
-                "invalid checksum digest format",
-            ),
-            (
-                format!("quay.io/foo@md5:{}", "a".repeat(32)),
-                "unsupported digest algorithm",
-            ),
-            (
-                format!("quay.io/foo@sha256+b64:{}", "a".repeat(64)),
-                "unsupported digest algorithm",
-            ),
-            (
-                format!("quay.io/foo@ssha256:{}", "abcd1234".repeat(9)),
-                "unsupported digest algorithm",
-            ),
-            (
-                format!("quay.io/foo:v1@MD5:{}", "a".repeat(32)),
-                "invalid checksum digest format",
-            ),
-            (
                 H64.to_string(),
                 "invalid repository name (e9d32369b107d0ceeee228c4dc19eff372c26009f29a2fc8f22327508f608542), cannot specify 64-byte hexadecimal strings",
             ),
@@ -314,6 +278,62 @@ fn errors() {
         ];
     for (input, want) in &cases {
         assert_eq!(err(input), *want, "input {input:?}");
+    }
+    // Digests: the reference up to the encoded part, and that part as a unit repeated.
+    let digests: &[(&str, &str, usize, &str)] = &[
+        (
+            "quay.io/foo@sha256:",
+            "a",
+            63,
+            "invalid checksum digest length",
+        ),
+        (
+            "quay.io/foo@sha256:",
+            "a",
+            65,
+            "invalid checksum digest length",
+        ),
+        (
+            "quay.io/foo@sha512:",
+            "a",
+            64,
+            "invalid checksum digest length",
+        ),
+        (
+            "quay.io/foo@sha256:",
+            "A",
+            64,
+            "invalid checksum digest format",
+        ),
+        (
+            "quay.io/foo:v1@Sha256:",
+            "a",
+            64,
+            "invalid checksum digest format",
+        ),
+        ("quay.io/foo@md5:", "a", 32, "unsupported digest algorithm"),
+        (
+            "quay.io/foo@sha256+b64:",
+            "a",
+            64,
+            "unsupported digest algorithm",
+        ),
+        (
+            "quay.io/foo@ssha256:",
+            "abcd1234",
+            9,
+            "unsupported digest algorithm",
+        ),
+        (
+            "quay.io/foo:v1@MD5:",
+            "a",
+            32,
+            "invalid checksum digest format",
+        ),
+    ];
+    for (head, unit, count, want) in digests {
+        let input = format!("{head}{}", unit.repeat(*count));
+        assert_eq!(err(&input), *want, "input {input:?}");
     }
     // The limit counts the registry: 255 characters in total is still fine.
     let max = format!("quay.io/{}", "a".repeat(247));

@@ -109,6 +109,15 @@ fn raw_layer(entries: &[(&[u8], tar::EntryType, &[u8])]) -> Vec<u8> {
     raw_end(out)
 }
 
+/// A layer of entries with contents (and no link target): name, type, data.
+fn raw_files(entries: &[(&[u8], tar::EntryType, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, kind, data) in entries {
+        raw_entry(&mut out, name, *kind, b"", data);
+    }
+    raw_end(out)
+}
+
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     encoder.write_all(data).unwrap();
@@ -244,14 +253,15 @@ fn modes_gain_owner_access_and_lose_special_bits() {
 #[test]
 fn root_and_dot_prefixes_are_accepted() {
     let sandbox = Sandbox::new();
-    let mut out = Vec::new();
-    raw_entry(&mut out, b"./", tar::EntryType::Directory, b"", b"");
-    raw_entry(&mut out, b"./x", tar::EntryType::Regular, b"", b"dot");
-    raw_entry(&mut out, b"y", tar::EntryType::Regular, b"", b"plain");
-    raw_entry(&mut out, b".//z/./w", tar::EntryType::Regular, b"", b"odd");
-    // An old-style regular entry whose name ends in `/` is a directory.
-    raw_entry(&mut out, b"olddir/", tar::EntryType::new(0), b"", b"");
-    sandbox.apply(&[(&raw_end(out), TAR)]).unwrap();
+    let layer = raw_files(&[
+        (b"./", tar::EntryType::Directory, b""),
+        (b"./x", tar::EntryType::Regular, b"dot"),
+        (b"y", tar::EntryType::Regular, b"plain"),
+        (b".//z/./w", tar::EntryType::Regular, b"odd"),
+        // An old-style regular entry whose name ends in `/` is a directory.
+        (b"olddir/", tar::EntryType::new(0), b""),
+    ]);
+    sandbox.apply(&[(&layer, TAR)]).unwrap();
     assert_eq!(sandbox.read("x"), "dot");
     assert_eq!(sandbox.read("y"), "plain");
     assert_eq!(sandbox.read("z/w"), "odd");

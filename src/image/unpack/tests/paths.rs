@@ -41,10 +41,11 @@ fn dotdot_inside_the_root_is_normalised() {
 #[test]
 fn absolute_paths_land_inside_the_root() {
     let sandbox = Sandbox::new();
-    let mut out = Vec::new();
-    raw_entry(&mut out, b"/etc/x", tar::EntryType::Regular, b"", b"abs");
-    raw_entry(&mut out, b"//double", tar::EntryType::Regular, b"", b"2");
-    sandbox.apply(&[(&raw_end(out), TAR)]).unwrap();
+    let layer = raw_files(&[
+        (b"/etc/x", tar::EntryType::Regular, b"abs"),
+        (b"//double", tar::EntryType::Regular, b"2"),
+    ]);
+    sandbox.apply(&[(&layer, TAR)]).unwrap();
     assert_eq!(sandbox.read("etc/x"), "abs");
     assert_eq!(sandbox.read("double"), "2");
 }
