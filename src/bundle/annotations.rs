@@ -10,12 +10,11 @@
 //!   (`map[string]string`);
 //! - [`parse_yaml`]: a file read as `bundle generate` and `bundle build` read it (go-yaml v3).
 
+use crate::bundle::files::{BundleDir, Doc};
 use crate::encoding::gojson::{self, RawDoc, Shape};
 use crate::encoding::json::go_quote;
-use crate::encoding::stream::{decode_documents, Document};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 pub const MEDIATYPE_LABEL: &str = "operators.operatorframework.io.bundle.mediatype.v1";
 /// The media type key of the CSV-less bundle design (no `.v1`), read as
@@ -28,32 +27,32 @@ pub const CHANNELS_LABEL: &str = "operators.operatorframework.io.bundle.channels
 pub const DEFAULT_CHANNEL_LABEL: &str = "operators.operatorframework.io.bundle.channel.default.v1";
 
 /// The `annotations` mapping of the bundle's annotations file.
-pub fn read(root: &Path) -> Option<serde_json::Map<String, Value>> {
-    let mut paths: Vec<_> = std::fs::read_dir(root.join("metadata"))
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .collect();
-    paths.sort();
-    paths.into_iter().find_map(|path| {
-        let bytes = crate::bundle::files::read_file(&path).ok()?;
-        let first = match decode_documents(&bytes).ok()?.into_iter().next()? {
-            Document::Json(text) => crate::encoding::json::parse_value(text).ok()?,
-            Document::Yaml(value) => value,
-        };
-        match first.get("annotations") {
-            Some(Value::Object(map)) => Some(map.clone()),
-            _ => None,
-        }
-    })
+pub fn read(bundle: &BundleDir) -> Option<serde_json::Map<String, Value>> {
+    bundle
+        .metadata()
+        .entries_or_none()
+        .iter()
+        .find_map(|entry| {
+            let parsed;
+            let first = match entry.documents().ok()?.ok()?.first()? {
+                Doc::Json(text) => {
+                    parsed = crate::encoding::json::parse_value(text).ok()?;
+                    &parsed
+                }
+                Doc::Yaml(value) => value,
+            };
+            match first.get("annotations") {
+                Some(Value::Object(map)) => Some(map.clone()),
+                _ => None,
+            }
+        })
 }
 
 /// The media type label of the bundle's annotations file (the first file of
 /// `metadata/`, in name order, whose first document has an `annotations`
 /// mapping): the `.v1` key, else the seed's key.
-pub fn media_type(root: &Path) -> Option<String> {
-    let annotations = read(root)?;
+pub fn media_type(bundle: &BundleDir) -> Option<String> {
+    let annotations = read(bundle)?;
     [MEDIATYPE_LABEL, SEED_MEDIATYPE_LABEL]
         .iter()
         .find_map(|key| annotations.get(*key).and_then(Value::as_str))

@@ -37,8 +37,8 @@ mod render;
 pub mod rules;
 pub mod validate;
 
-pub use files::read_file;
-pub use parse::parse_bundle_dir;
+pub use files::{read_file, BundleDir, Doc, Entry, Listing};
+pub use parse::{parse, parse_bundle_dir};
 pub use parsed::{BundleDirError, ParsedBundle, TemplateFields};
 pub use render::sort_related_images;
 

@@ -5,9 +5,9 @@
 use super::csvless;
 use super::parsed::{ApiKey, BundleDirError, ParsedBundle};
 use super::property_list::{self, RawProperty};
+use crate::bundle::files::{BundleDir, Doc, Entry, Listing};
 use crate::bundle::mediatype::MediaType;
 use crate::encoding::gojson::{self, field, go_marshal, sorted, type_error, RawDoc};
-use crate::encoding::stream::{decode_documents, Document};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
@@ -21,9 +21,14 @@ const CRD_KIND: &str = "CustomResourceDefinition";
 /// synthesised CSV (registry+v2) or its `bundle.yaml` name and version
 /// (plain+v0).
 pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
+    parse(&BundleDir::read(dir))
+}
+
+/// [`parse_bundle_dir`] over a bundle directory already read.
+pub fn parse(dir: &BundleDir) -> Result<ParsedBundle, BundleDirError> {
     // A CSV makes it registry+v1 whatever the labels say, so the manifests
-    // are read once; only a bundle without one asks what else it could be.
-    let no_csv = match read_manifests(&dir.join("manifests")) {
+    // are decoded first; only a bundle without one asks what else it could be.
+    let no_csv = match read_manifests(dir.manifests()) {
         Ok((objects, csv_index)) => {
             return from_objects(dir, objects, Identity::Csv(csv_index), None)
         }
@@ -71,7 +76,7 @@ enum Identity {
 }
 
 fn from_objects(
-    dir: &Path,
+    dir: &BundleDir,
     objects: Vec<Value>,
     identity: Identity,
     media_type: Option<&'static str>,
@@ -98,7 +103,7 @@ fn from_objects(
             ))
         })?;
 
-    let meta = read_metadata(&dir.join("metadata"))?;
+    let meta = read_metadata(dir.metadata())?;
     let annotations = meta
         .annotations
         .ok_or_else(|| BundleDirError::new("Could not find annotations file"))?;
@@ -136,13 +141,11 @@ fn from_objects(
     })
 }
 
-/// Directory entries sorted by name, as Go's `fs.ReadDir` returns them.
-fn sorted_entries(dir: &Path, label: &str) -> Result<Vec<std::fs::DirEntry>, BundleDirError> {
-    let read = std::fs::read_dir(dir)
-        .map_err(|e| BundleDirError::new(format!("open {label}: {}", io_text(&e))))?;
-    let mut entries: Vec<std::fs::DirEntry> = read.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    Ok(entries)
+/// A listing's entries, sorted by name as Go's `fs.ReadDir` returns them.
+fn sorted_entries<'a>(listing: &'a Listing, label: &str) -> Result<&'a [Entry], BundleDirError> {
+    listing
+        .entries()
+        .map_err(|e| BundleDirError::new(format!("open {label}: {}", io_text(e))))
 }
 
 /// Go's wording of common I/O errors.
@@ -158,9 +161,9 @@ fn io_text(e: &std::io::Error) -> String {
 /// cannot be read or decoded (upstream skips it with a warning). A file that is
 /// refused outright (a FIFO or device, a link out of the bundle, a file over the
 /// size limit) is an error: upstream would hang on it or read what it should not.
-fn read_documents(path: &Path) -> Result<Option<Vec<RawDoc>>, BundleDirError> {
-    let bytes = match super::files::read_file(path) {
-        Ok(bytes) => bytes,
+fn read_documents(entry: &Entry) -> Result<Option<Vec<RawDoc>>, BundleDirError> {
+    let documents = match entry.documents() {
+        Ok(documents) => documents,
         Err(crate::fsutil::InputError::Io { .. })
         | Err(crate::fsutil::InputError::NotRegular {
             kind: "a directory",
@@ -168,18 +171,18 @@ fn read_documents(path: &Path) -> Result<Option<Vec<RawDoc>>, BundleDirError> {
         }) => return Ok(None),
         Err(refused) => return Err(BundleDirError::new(refused.to_string())),
     };
-    let Ok(docs) = decode_documents(&bytes) else {
+    let Ok(docs) = documents else {
         return Ok(None);
     };
     Ok(Some(
-        docs.into_iter()
+        docs.iter()
             .map(|d| match d {
-                Document::Json(text) => RawDoc {
-                    text: text.to_string(),
+                Doc::Json(text) => RawDoc {
+                    text: text.clone(),
                     from_yaml: false,
                 },
-                Document::Yaml(value) => RawDoc {
-                    text: go_marshal(&value),
+                Doc::Yaml(value) => RawDoc {
+                    text: go_marshal(value),
                     from_yaml: true,
                 },
             })
@@ -210,16 +213,14 @@ fn api_version_of(v: &Value) -> &str {
 
 /// Reads `manifests/`: every object of every regular, non-hidden file in
 /// name order, keeping only the first CSV.
-fn read_manifests(dir: &Path) -> Result<(Vec<Value>, usize), BundleDirError> {
+fn read_manifests(dir: &Listing) -> Result<(Vec<Value>, usize), BundleDirError> {
     let mut objects = Vec::new();
     let mut csv_index = None;
     for entry in sorted_entries(dir, "manifests")? {
-        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
-        let name = entry.file_name();
-        if is_dir || name.to_string_lossy().starts_with('.') {
+        if entry.is_dir() || entry.is_hidden() {
             continue;
         }
-        let Some(docs) = read_documents(&entry.path())? else {
+        let Some(docs) = read_documents(entry)? else {
             continue;
         };
         for doc in docs {
@@ -525,7 +526,7 @@ fn property_file_of(doc: &RawDoc, list: &str) -> Option<Vec<RawProperty>> {
 /// Reads `metadata/`: each file (first document only, as upstream) is tried
 /// as the annotations, dependencies and properties file; the first match of
 /// each wins.
-fn read_metadata(dir: &Path) -> Result<Metadata, BundleDirError> {
+fn read_metadata(dir: &Listing) -> Result<Metadata, BundleDirError> {
     let mut meta = Metadata {
         annotations: None,
         dependencies: Vec::new(),
@@ -533,7 +534,7 @@ fn read_metadata(dir: &Path) -> Result<Metadata, BundleDirError> {
     };
     let (mut have_deps, mut have_props) = (false, false);
     for entry in sorted_entries(dir, "metadata")? {
-        let Some(docs) = read_documents(&entry.path())? else {
+        let Some(docs) = read_documents(entry)? else {
             continue;
         };
         let Some(doc) = docs.into_iter().next() else {

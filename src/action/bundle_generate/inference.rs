@@ -107,23 +107,18 @@ struct CsvLinks {
 /// the files directly inside `dir` (unreadable or undecodable files are
 /// skipped; every document is read).
 fn read_bundle_csv(dir: &Path) -> Result<CsvLinks, String> {
-    let entries = sorted_entries(dir).map_err(|e| {
+    let listing = crate::bundle::Listing::read(dir);
+    let entries = listing.entries().map_err(|e| {
         format!(
             "error reading bundle directory {}, open {}: {}",
             dir.display(),
             dir.display(),
-            io_message(&e)
+            io_message(e)
         )
     })?;
     let mut found: Option<CsvLinks> = None;
-    for (path, is_dir) in entries {
-        if is_dir {
-            continue;
-        }
-        let Ok(bytes) = crate::bundle::read_file(&path) else {
-            continue;
-        };
-        for object in mediatype::objects(&bytes) {
+    for entry in entries.iter().filter(|e| !e.is_dir()) {
+        for object in mediatype::objects(entry) {
             if object.get("kind").and_then(Value::as_str) != Some("ClusterServiceVersion") {
                 continue;
             }

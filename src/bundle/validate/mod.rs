@@ -95,17 +95,23 @@ impl BundleReport {
 
 /// Validates the bundle directory at `root`.
 pub fn validate_bundle_dir(root: &Path, options: &Options) -> BundleReport {
+    validate(&crate::bundle::BundleDir::read(root), options)
+}
+
+/// Validates a bundle directory already read: the format, content and CSV-less checks all
+/// look at the same files.
+pub fn validate(dir: &crate::bundle::BundleDir, options: &Options) -> BundleReport {
     use crate::bundle::mediatype::MediaType;
-    let media_type = crate::bundle::csvless::resolve_media_type(root);
+    let media_type = crate::bundle::csvless::resolve_media_type(dir);
     if matches!(media_type, MediaType::RegistryV2 | MediaType::Plain) {
         return BundleReport {
-            findings: csvless::validate(root, media_type, options),
+            findings: csvless::validate(dir, media_type, options),
         };
     }
-    let mut findings = format::validate_format(root);
+    let mut findings = format::validate_format(dir);
     // Without both directories there is nothing more to check.
-    if format::has_bundle_dirs(root) {
-        findings.extend(content::validate_content(root, options));
+    if format::has_bundle_dirs(dir) {
+        findings.extend(content::validate_content(dir, options));
     }
     BundleReport { findings }
 }
