@@ -105,8 +105,8 @@ pub enum GenerateError {
     #[error("error interpreting channels, please manually input channels instead")]
     NoChannels,
     /// An existing annotations file that cannot be parsed.
-    #[error("{0}")]
-    ParseAnnotations(String),
+    #[error(transparent)]
+    ParseAnnotations(crate::bundle::annotations::ParseError),
     /// An existing annotations file that disagrees with the generated one:
     /// `Missing field: …` / `Expect field "…" to have value "…" instead of
     /// "…"`, several as `[e1, e2]`, sorted by key.

@@ -115,10 +115,24 @@ pub(crate) fn decode_map(doc: &RawDoc) -> Option<BTreeMap<String, String>> {
     Some(annotations)
 }
 
+/// Why an annotations file does not read as go-yaml v3 reads it; `Display` is the decoder's
+/// message.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// Aliases that would expand past the bound.
+    #[error(transparent)]
+    Aliases(#[from] crate::encoding::yaml_read::YamlError),
+    /// No document.
+    #[error("EOF")]
+    Empty,
+    #[error(transparent)]
+    Yaml(#[from] yaml_serde::Error),
+}
+
 /// Reads `{annotations: map[string]string}` from the first YAML document
 /// like go-yaml v3: any scalar is taken as its text, null as `""`, a
 /// duplicate key is an error; other top-level keys are ignored.
-pub fn parse_yaml(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
+pub fn parse_yaml(bytes: &[u8]) -> Result<BTreeMap<String, String>, ParseError> {
     use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 
     struct Entries(Vec<(String, Option<String>)>);
@@ -158,7 +172,7 @@ pub fn parse_yaml(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
     }
 
     // yaml_serde expands aliases without a size bound.
-    crate::encoding::yaml_read::check_alias_expansion(bytes).map_err(|e| e.to_string())?;
+    crate::encoding::yaml_read::check_alias_expansion(bytes)?;
     let text = String::from_utf8_lossy(bytes);
     // An empty document (nothing but blanks and comments) decodes to nothing.
     let empty = text
@@ -169,8 +183,8 @@ pub fn parse_yaml(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
     }
     let first = yaml_serde::Deserializer::from_str(&text)
         .next()
-        .ok_or_else(|| "EOF".to_string())?;
-    let file = Option::<File>::deserialize(first).map_err(|e| e.to_string())?;
+        .ok_or(ParseError::Empty)?;
+    let file = Option::<File>::deserialize(first)?;
     Ok(file
         .and_then(|f| f.annotations)
         .map(|entries| {

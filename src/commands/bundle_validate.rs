@@ -25,7 +25,8 @@ pub(super) fn run(
         output_format,
     } = args;
     super::check_image_builder(&image_builder)?;
-    let optional = Optional::parse_list(&optional_validators).map_err(super::usage)?;
+    let optional =
+        Optional::parse_list(&optional_validators).map_err(|e| super::usage(e.to_string()))?;
     let target: Vec<String> = target.into_iter().filter(|t| !t.is_empty()).collect();
     let target =
         match (target.as_slice(), tag.filter(|t| !t.is_empty())) {

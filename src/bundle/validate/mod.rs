@@ -27,7 +27,7 @@ mod shape;
 use std::path::Path;
 
 pub use crate::diag::{Diagnostic, Severity};
-pub use options::{Optional, Options};
+pub use options::{Optional, Options, UnknownOptional};
 
 /// Everything found in one bundle, in check order.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -126,7 +126,10 @@ mod tests {
             Optional::parse_list(" operatorhub, bundle-objects,,operatorhub").unwrap(),
             vec![Optional::OperatorHub, Optional::BundleObjects]
         );
-        assert!(Optional::parse_list("foo").unwrap_err().contains("\"foo\""));
+        assert_eq!(
+            Optional::parse_list("foo").unwrap_err().to_string(),
+            "invalid optional validator \"foo\": must be one or more of [operatorhub, bundle-objects, good-practices]"
+        );
         assert!(Optional::parse_list("").unwrap().is_empty());
     }
 }
