@@ -94,13 +94,17 @@ fn complete_api_version(object: &mut Value, warnings: &mut Vec<String>) -> Resul
 
 /// The media type of the bundle at `dir` and the YAML stream of its objects.
 pub fn list_bundle_dir(dir: &Path, format: Format) -> Result<Listing, ListError> {
-    let dir = crate::bundle::BundleDir::read(dir);
-    let media_type = csvless::resolve_media_type(&dir);
+    list_bundle(&crate::bundle::BundleDir::read(dir), format)
+}
+
+/// [`list_bundle_dir`] over a bundle directory already read.
+pub fn list_bundle(dir: &crate::bundle::BundleDir, format: Format) -> Result<Listing, ListError> {
+    let media_type = csvless::resolve_media_type(dir);
     // The writer orders keys as go-yaml does (sorted).
     let objects: Vec<Value> = match media_type {
         MediaType::RegistryV1 => {
             let parsed =
-                crate::bundle::parse(&dir).map_err(|e| ListError::Invalid(e.to_string()))?;
+                crate::bundle::parse(dir).map_err(|e| ListError::Invalid(e.to_string()))?;
             let is_crd = |v: &&Value| v["kind"] == "CustomResourceDefinition";
             let csv_index = parsed.csv_index();
             let mut ordered: Vec<Value> = parsed.objects().iter().filter(is_crd).cloned().collect();
@@ -117,7 +121,7 @@ pub fn list_bundle_dir(dir: &Path, format: Format) -> Result<Listing, ListError>
         }
         MediaType::RegistryV2 | MediaType::Plain => {
             let mut findings = Vec::new();
-            let bundle = csvless::read(&dir, media_type, &mut findings)
+            let bundle = csvless::read(dir, media_type, &mut findings)
                 .ok_or_else(|| ListError::Invalid(csvless::error_text(&findings)))?;
             bundle.applied().into_iter().cloned().collect()
         }

@@ -28,10 +28,12 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, crate::fsutil::Input
     crate::fsutil::read_input(path, tree, crate::fsutil::Limit::Manifest)
 }
 
-/// A bundle directory as read from disk, once.
+/// A bundle directory as read from disk, once: a directory the user named, or an image's
+/// content unpacked into a temporary directory that lives as long as this value.
 #[derive(Debug)]
 pub struct BundleDir {
     root: PathBuf,
+    unpacked: Option<crate::fsutil::TempDir>,
     /// The root's entries: name, and whether it is a directory (not following a link).
     top: Result<Vec<(String, bool)>, std::io::Error>,
     manifests: Listing,
@@ -56,6 +58,7 @@ impl BundleDir {
         });
         BundleDir {
             root: root.to_path_buf(),
+            unpacked: None,
             top,
             manifests: Listing::read(&root.join("manifests")),
             metadata: Listing::read(&root.join("metadata")),
@@ -63,9 +66,21 @@ impl BundleDir {
         }
     }
 
-    /// The bundle directory as the user named it.
+    /// Reads an image's bundle unpacked into `unpacked`, which is removed with this value.
+    pub fn read_unpacked(unpacked: crate::fsutil::TempDir) -> BundleDir {
+        let mut bundle = BundleDir::read(unpacked.path());
+        bundle.unpacked = Some(unpacked);
+        bundle
+    }
+
+    /// The bundle directory (as the user named it, or the unpacked image's).
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The directory the user named, when the bundle is one (not an unpacked image).
+    pub fn shown_as(&self) -> Option<&Path> {
+        self.unpacked.is_none().then_some(self.root.as_path())
     }
 
     /// The root's entries (name, is a directory without following a link), in name order.
