@@ -31,6 +31,14 @@ fn kinds(values: &[&Value]) -> Vec<String> {
         .collect()
 }
 
+fn read_tree(
+    dir: &tempfile::TempDir,
+    media_type: MediaType,
+    findings: &mut Vec<Diagnostic>,
+) -> Option<CsvLessBundle> {
+    read(&BundleDir::read(dir.path()), media_type, findings)
+}
+
 fn media_type(dir: &tempfile::TempDir) -> MediaType {
     resolve_media_type(&BundleDir::read(dir.path()))
 }
@@ -65,12 +73,7 @@ fn media_type_comes_from_content_then_the_label() {
 fn registry_v2_lists_crds_then_the_csv_then_what_the_csv_does_not_carry() {
     let d = v2(&[]);
     let mut findings = Vec::new();
-    let bundle = read(
-        &BundleDir::read(d.path()),
-        MediaType::RegistryV2,
-        &mut findings,
-    )
-    .unwrap();
+    let bundle = read_tree(&d, MediaType::RegistryV2, &mut findings).unwrap();
     assert!(findings.is_empty(), "{findings:?}");
     assert_eq!(
         kinds(&bundle.applied()),
@@ -107,12 +110,7 @@ fn registry_v2_problems_are_all_reported() {
         ("metadata/bundle.yaml", "name: op.v1.0.0\nversion: 1.0\n"),
     ]);
     let mut findings = Vec::new();
-    assert!(read(
-        &BundleDir::read(d.path()),
-        MediaType::RegistryV2,
-        &mut findings
-    )
-    .is_none());
+    assert!(read_tree(&d, MediaType::RegistryV2, &mut findings).is_none());
     let rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
     assert_eq!(
         rules,
@@ -139,12 +137,7 @@ fn a_registry_v2_bundle_needs_bundle_yaml() {
         ("metadata/annotations.yaml", V2_ANNOTATIONS),
     ]);
     let mut findings = Vec::new();
-    assert!(read(
-        &BundleDir::read(d.path()),
-        MediaType::RegistryV2,
-        &mut findings
-    )
-    .is_none());
+    assert!(read_tree(&d, MediaType::RegistryV2, &mut findings).is_none());
     assert_eq!(findings[0].rule, BUNDLE_YAML_MISSING);
     assert!(findings[0]
         .message
@@ -161,7 +154,7 @@ fn plain_bundles_list_every_object_and_refuse_removed_apis() {
         ),
     ]);
     let mut findings = Vec::new();
-    let bundle = read(&BundleDir::read(d.path()), MediaType::Plain, &mut findings).unwrap();
+    let bundle = read_tree(&d, MediaType::Plain, &mut findings).unwrap();
     assert_eq!(
         kinds(&bundle.applied()),
         [
@@ -177,23 +170,13 @@ fn plain_bundles_list_every_object_and_refuse_removed_apis() {
         "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: a.b}\n",
     )]);
     let mut findings = Vec::new();
-    assert!(read(
-        &BundleDir::read(old.path()),
-        MediaType::Plain,
-        &mut findings
-    )
-    .is_none());
+    assert!(read_tree(&old, MediaType::Plain, &mut findings).is_none());
     assert_eq!(findings[0].rule, PLAIN_MANIFEST_API_REMOVED);
     assert!(findings[0].message.contains(
         "apiextensions.k8s.io/v1beta1 CustomResourceDefinition was removed in Kubernetes 1.22"
     ));
     let empty = crate::testkit::tree(&[("manifests/.keep", "")]);
     let mut findings = Vec::new();
-    assert!(read(
-        &BundleDir::read(empty.path()),
-        MediaType::Plain,
-        &mut findings
-    )
-    .is_none());
+    assert!(read_tree(&empty, MediaType::Plain, &mut findings).is_none());
     assert_eq!(findings[0].rule, MANIFESTS_EMPTY);
 }
