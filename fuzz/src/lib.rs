@@ -343,7 +343,7 @@ fn exercise_bundle(root: &Path) {
         },
     );
     let _ = (report.passed(), report.message());
-    let _ = opm::bundle::annotations::read(root);
+    let _ = opm::bundle::annotations::read(&opm::bundle::BundleDir::read(root));
     for format in [Format::Yaml, Format::Json] {
         let _ = list_bundle_dir(root, format);
     }

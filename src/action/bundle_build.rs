@@ -73,8 +73,12 @@ pub enum BuildError {
         path: PathBuf,
         error: std::io::Error,
     },
-    #[error("read {}: {message}", .path.display())]
-    Annotations { path: PathBuf, message: String },
+    #[error("read {}: {source}", .path.display())]
+    Annotations {
+        path: PathBuf,
+        #[source]
+        source: crate::bundle::annotations::ParseError,
+    },
     #[error(transparent)]
     Exec(#[from] ExecError),
     #[error(transparent)]
@@ -200,9 +204,9 @@ impl BuildBundle {
             error,
         })?;
         let mut labels =
-            annotations::parse_yaml(&bytes).map_err(|message| BuildError::Annotations {
+            annotations::parse_yaml(&bytes).map_err(|source| BuildError::Annotations {
                 path: generated.metadata_dir.join("annotations.yaml"),
-                message,
+                source,
             })?;
         // A CSV-less bundle annotated with the design's key (no `.v1`) also
         // gets the standard label, which tools read.
@@ -247,7 +251,7 @@ impl BuildBundle {
             return Ok(generate);
         };
         let existing = annotations::parse_yaml(&bytes)
-            .map_err(|message| BuildError::Annotations { path, message })?;
+            .map_err(|source| BuildError::Annotations { path, source })?;
         let fill = |value: &mut String, key: &str| {
             if value.is_empty() {
                 if let Some(found) = existing.get(key) {

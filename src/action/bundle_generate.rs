@@ -95,8 +95,8 @@ pub enum GenerateError {
     },
     /// Media-type detection failed (`The directory … contains no yaml files`,
     /// `Unable to read file … in bundle`).
-    #[error("{0}")]
-    MediaType(String),
+    #[error(transparent)]
+    MediaType(#[from] crate::bundle::mediatype::DetectError),
     #[error("please manually input channels and packageName, error interpreting bundle from directory {}, {cause}", .directory.display())]
     Inference {
         directory: PathBuf,
@@ -105,8 +105,8 @@ pub enum GenerateError {
     #[error("error interpreting channels, please manually input channels instead")]
     NoChannels,
     /// An existing annotations file that cannot be parsed.
-    #[error("{0}")]
-    ParseAnnotations(String),
+    #[error(transparent)]
+    ParseAnnotations(crate::bundle::annotations::ParseError),
     /// An existing annotations file that disagrees with the generated one:
     /// `Missing field: …` / `Expect field "…" to have value "…" instead of
     /// "…"`, several as `[e1, e2]`, sorted by key.
@@ -247,7 +247,7 @@ impl GenerateBundle {
                 });
             }
         }
-        let mut media_type = mediatype::detect(&directory).map_err(GenerateError::MediaType)?;
+        let mut media_type = mediatype::detect(&crate::bundle::Listing::read(&directory))?;
         // A CSV-less bundle (no CSV, so detected as plain) keeps the media
         // type its existing annotations name: registry+v2.
         if media_type == MediaType::Plain && !self.overwrite {

@@ -94,12 +94,17 @@ fn complete_api_version(object: &mut Value, warnings: &mut Vec<String>) -> Resul
 
 /// The media type of the bundle at `dir` and the YAML stream of its objects.
 pub fn list_bundle_dir(dir: &Path, format: Format) -> Result<Listing, ListError> {
+    list_bundle(&crate::bundle::BundleDir::read(dir), format)
+}
+
+/// [`list_bundle_dir`] over a bundle directory already read.
+pub fn list_bundle(dir: &crate::bundle::BundleDir, format: Format) -> Result<Listing, ListError> {
     let media_type = csvless::resolve_media_type(dir);
     // The writer orders keys as go-yaml does (sorted).
     let objects: Vec<Value> = match media_type {
         MediaType::RegistryV1 => {
-            let parsed = crate::bundle::parse_bundle_dir(dir)
-                .map_err(|e| ListError::Invalid(e.to_string()))?;
+            let parsed =
+                crate::bundle::parse(dir).map_err(|e| ListError::Invalid(e.to_string()))?;
             let is_crd = |v: &&Value| v["kind"] == "CustomResourceDefinition";
             let csv_index = parsed.csv_index();
             let mut ordered: Vec<Value> = parsed.objects().iter().filter(is_crd).cloned().collect();

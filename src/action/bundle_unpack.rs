@@ -62,7 +62,8 @@ impl UnpackBundle {
                     .collect::<Vec<_>>()
                     .join(",")
             };
-            let findings = format::validate_format(dir.path());
+            let bundle = crate::bundle::BundleDir::read(dir.path());
+            let findings = format::validate_format(&bundle);
             if findings.iter().any(|f| f.severity == Severity::Error) {
                 return Err(UnpackBundleError::Format(format!(
                     "Bundle validation errors: {}",
@@ -70,7 +71,7 @@ impl UnpackBundle {
                 )));
             }
             warnings.extend(findings.iter().map(|f| f.message.clone()));
-            let findings = content::validate_content(dir.path(), &Options::default());
+            let findings = content::validate_content(&bundle, &Options::default());
             if findings.iter().any(|f| f.severity == Severity::Error) {
                 return Err(UnpackBundleError::Content(format!(
                     "Bundle validation errors: {}",

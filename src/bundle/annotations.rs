@@ -10,12 +10,11 @@
 //!   (`map[string]string`);
 //! - [`parse_yaml`]: a file read as `bundle generate` and `bundle build` read it (go-yaml v3).
 
+use crate::bundle::files::{BundleDir, Doc};
 use crate::encoding::gojson::{self, RawDoc, Shape};
 use crate::encoding::json::go_quote;
-use crate::encoding::stream::{decode_documents, Document};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 pub const MEDIATYPE_LABEL: &str = "operators.operatorframework.io.bundle.mediatype.v1";
 /// The media type key of the CSV-less bundle design (no `.v1`), read as
@@ -28,32 +27,32 @@ pub const CHANNELS_LABEL: &str = "operators.operatorframework.io.bundle.channels
 pub const DEFAULT_CHANNEL_LABEL: &str = "operators.operatorframework.io.bundle.channel.default.v1";
 
 /// The `annotations` mapping of the bundle's annotations file.
-pub fn read(root: &Path) -> Option<serde_json::Map<String, Value>> {
-    let mut paths: Vec<_> = std::fs::read_dir(root.join("metadata"))
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .collect();
-    paths.sort();
-    paths.into_iter().find_map(|path| {
-        let bytes = crate::bundle::files::read_file(&path).ok()?;
-        let first = match decode_documents(&bytes).ok()?.into_iter().next()? {
-            Document::Json(text) => crate::encoding::json::parse_value(text).ok()?,
-            Document::Yaml(value) => value,
-        };
-        match first.get("annotations") {
-            Some(Value::Object(map)) => Some(map.clone()),
-            _ => None,
-        }
-    })
+pub fn read(bundle: &BundleDir) -> Option<serde_json::Map<String, Value>> {
+    bundle
+        .metadata()
+        .entries_or_none()
+        .iter()
+        .find_map(|entry| {
+            let parsed;
+            let first = match entry.documents().ok()?.ok()?.first()? {
+                Doc::Json(text) => {
+                    parsed = crate::encoding::json::parse_value(text).ok()?;
+                    &parsed
+                }
+                Doc::Yaml(value) => value,
+            };
+            match first.get("annotations") {
+                Some(Value::Object(map)) => Some(map.clone()),
+                _ => None,
+            }
+        })
 }
 
 /// The media type label of the bundle's annotations file (the first file of
 /// `metadata/`, in name order, whose first document has an `annotations`
 /// mapping): the `.v1` key, else the seed's key.
-pub fn media_type(root: &Path) -> Option<String> {
-    let annotations = read(root)?;
+pub fn media_type(bundle: &BundleDir) -> Option<String> {
+    let annotations = read(bundle)?;
     [MEDIATYPE_LABEL, SEED_MEDIATYPE_LABEL]
         .iter()
         .find_map(|key| annotations.get(*key).and_then(Value::as_str))
@@ -116,10 +115,24 @@ pub(crate) fn decode_map(doc: &RawDoc) -> Option<BTreeMap<String, String>> {
     Some(annotations)
 }
 
+/// Why an annotations file does not read as go-yaml v3 reads it; `Display` is the decoder's
+/// message.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// Aliases that would expand past the bound.
+    #[error(transparent)]
+    Aliases(#[from] crate::encoding::yaml_read::YamlError),
+    /// No document.
+    #[error("EOF")]
+    Empty,
+    #[error(transparent)]
+    Yaml(#[from] yaml_serde::Error),
+}
+
 /// Reads `{annotations: map[string]string}` from the first YAML document
 /// like go-yaml v3: any scalar is taken as its text, null as `""`, a
 /// duplicate key is an error; other top-level keys are ignored.
-pub fn parse_yaml(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
+pub fn parse_yaml(bytes: &[u8]) -> Result<BTreeMap<String, String>, ParseError> {
     use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 
     struct Entries(Vec<(String, Option<String>)>);
@@ -159,7 +172,7 @@ pub fn parse_yaml(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
     }
 
     // yaml_serde expands aliases without a size bound.
-    crate::encoding::yaml_read::check_alias_expansion(bytes).map_err(|e| e.to_string())?;
+    crate::encoding::yaml_read::check_alias_expansion(bytes)?;
     let text = String::from_utf8_lossy(bytes);
     // An empty document (nothing but blanks and comments) decodes to nothing.
     let empty = text
@@ -170,8 +183,8 @@ pub fn parse_yaml(bytes: &[u8]) -> Result<BTreeMap<String, String>, String> {
     }
     let first = yaml_serde::Deserializer::from_str(&text)
         .next()
-        .ok_or_else(|| "EOF".to_string())?;
-    let file = Option::<File>::deserialize(first).map_err(|e| e.to_string())?;
+        .ok_or(ParseError::Empty)?;
+    let file = Option::<File>::deserialize(first)?;
     Ok(file
         .and_then(|f| f.annotations)
         .map(|entries| {

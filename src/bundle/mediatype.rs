@@ -1,9 +1,9 @@
 //! Bundle media types and their detection from a manifests directory
 //! (upstream's `GetMediaType`): Helm chart, registry+v1 (a CSV), or plain.
 
-use crate::encoding::stream::{decode_documents, Document};
+use crate::bundle::files::{Doc, Entry, Listing};
+use crate::fsutil::InputError;
 use serde_json::Value;
-use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MediaType {
@@ -49,16 +49,18 @@ impl MediaType {
 /// The documents of a manifest file that are JSON objects carrying a
 /// non-empty `kind` (what upstream's decoder accepts as an object). Every
 /// document is read, not only the first (a deliberate difference from
-/// upstream); a file that does not decode yields nothing.
-pub fn objects(bytes: &[u8]) -> Vec<Value> {
-    let Ok(documents) = decode_documents(bytes) else {
+/// upstream); a file that was not read or does not decode yields nothing.
+pub fn objects(entry: &Entry) -> Vec<std::borrow::Cow<'_, Value>> {
+    let Ok(Ok(documents)) = entry.documents() else {
         return Vec::new();
     };
     documents
-        .into_iter()
+        .iter()
         .filter_map(|document| match document {
-            Document::Json(text) => crate::encoding::json::parse_value(text).ok(),
-            Document::Yaml(value) => Some(value),
+            Doc::Json(text) => crate::encoding::json::parse_value(text)
+                .ok()
+                .map(std::borrow::Cow::Owned),
+            Doc::Yaml(value) => Some(std::borrow::Cow::Borrowed(value)),
         })
         .filter(|value| {
             value
@@ -69,40 +71,53 @@ pub fn objects(bytes: &[u8]) -> Vec<Value> {
         .collect()
 }
 
-/// Upstream's media-type detection over the files directly inside `dir`
-/// (lexical order; sub-directories are ignored), reading every document of
-/// each file.
-pub fn detect(dir: &Path) -> Result<MediaType, String> {
-    let mut names: Vec<_> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| !e.file_type().is_ok_and(|t| t.is_dir()))
-                .map(|e| e.file_name())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    if names.is_empty() {
-        return Err(format!(
-            "The directory {} contains no yaml files",
-            dir.display()
-        ));
+/// Why upstream's media-type detection failed; `Display` is upstream's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DetectError {
+    /// No file directly inside the directory.
+    #[error("The directory {} contains no yaml files", .dir.display())]
+    NoFiles { dir: std::path::PathBuf },
+    /// A file that could not be opened or read. Upstream's message leaves out the OS error, so
+    /// it is kept here but not offered as the cause (an error chain would print it).
+    #[error("Unable to read file {} in bundle", .path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        error: InputError,
+    },
+    /// A file the safe reader refuses (not a regular file, a link out of the bundle, over the
+    /// size limit).
+    #[error(transparent)]
+    Refused(InputError),
+}
+
+/// Upstream's media-type detection over the files directly inside a listed
+/// directory (lexical order; sub-directories are ignored), reading every
+/// document of each file.
+pub fn detect(listing: &Listing) -> Result<MediaType, DetectError> {
+    let files: Vec<&Entry> = listing
+        .entries_or_none()
+        .iter()
+        .filter(|e| !e.is_dir())
+        .collect();
+    if files.is_empty() {
+        return Err(DetectError::NoFiles {
+            dir: listing.dir().to_path_buf(),
+        });
     }
     let mut has_csv = false;
     let mut is_chart = false;
-    for name in &names {
-        let path = dir.join(name);
-        let bytes = crate::bundle::files::read_file(&path).map_err(|e| match e {
-            crate::fsutil::InputError::Io { .. } => {
-                format!("Unable to read file {} in bundle", path.display())
-            }
-            refused => refused.to_string(),
+    for entry in files {
+        let bytes = entry.bytes().map_err(|e| match e {
+            InputError::Io { .. } => DetectError::Unreadable {
+                path: entry.path().to_path_buf(),
+                error: e.clone(),
+            },
+            refused => DetectError::Refused(refused.clone()),
         })?;
-        if name == "Chart.yaml" && chart_name(&bytes).is_some_and(|n| !n.is_empty()) {
+        if entry.name() == "Chart.yaml" && chart_name(bytes).is_some_and(|n| !n.is_empty()) {
             is_chart = true;
         }
-        if objects(&bytes)
+        if objects(entry)
             .iter()
             .any(|o| o.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion"))
         {
@@ -163,7 +178,8 @@ mod tests {
         ];
         for (name, files, expected) in cases {
             let d = crate::testkit::tree(files);
-            assert_eq!(detect(d.path()).map_err(|_| ()), *expected, "{name}");
+            let listing = Listing::read(d.path());
+            assert_eq!(detect(&listing).map_err(|_| ()), *expected, "{name}");
         }
     }
 }

@@ -37,9 +37,9 @@ mod render;
 pub mod rules;
 pub mod validate;
 
-pub use files::read_file;
-pub use parse::parse_bundle_dir;
-pub use parsed::{BundleDirError, ParsedBundle, TemplateFields};
+pub use files::{read_file, BundleDir, Doc, Entry, Listing};
+pub use parse::{parse, parse_bundle_dir};
+pub use parsed::{BundleDirError, CrdError, CsvError, JsonTypeError, ParsedBundle, TemplateFields};
 pub use render::sort_related_images;
 
 /// Parses a bundle directory and renders it as upstream HEAD does (one

@@ -3,11 +3,11 @@
 //! the metadata files, then the derived properties.
 
 use super::csvless;
-use super::parsed::{ApiKey, BundleDirError, ParsedBundle};
+use super::parsed::{ApiKey, BundleDirError, CrdError, CsvError, JsonTypeError, ParsedBundle};
 use super::property_list::{self, RawProperty};
+use crate::bundle::files::{BundleDir, Doc, Entry, Listing};
 use crate::bundle::mediatype::MediaType;
 use crate::encoding::gojson::{self, field, go_marshal, sorted, type_error, RawDoc};
-use crate::encoding::stream::{decode_documents, Document};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
@@ -21,9 +21,14 @@ const CRD_KIND: &str = "CustomResourceDefinition";
 /// synthesised CSV (registry+v2) or its `bundle.yaml` name and version
 /// (plain+v0).
 pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
+    parse(&BundleDir::read(dir))
+}
+
+/// [`parse_bundle_dir`] over a bundle directory already read.
+pub fn parse(dir: &BundleDir) -> Result<ParsedBundle, BundleDirError> {
     // A CSV makes it registry+v1 whatever the labels say, so the manifests
-    // are read once; only a bundle without one asks what else it could be.
-    let no_csv = match read_manifests(&dir.join("manifests")) {
+    // are decoded first; only a bundle without one asks what else it could be.
+    let no_csv = match read_manifests(dir.manifests()) {
         Ok((objects, csv_index)) => {
             return from_objects(dir, objects, Identity::Csv(csv_index), None)
         }
@@ -35,11 +40,10 @@ pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
     }
     let mut findings = Vec::new();
     let bundle = csvless::read(dir, media_type, &mut findings).ok_or_else(|| {
-        BundleDirError::new(format!(
-            "invalid {} bundle: {}",
-            media_type.label(),
-            csvless::error_text(&findings)
-        ))
+        BundleDirError::InvalidCsvLess {
+            media_type: media_type.label(),
+            problems: csvless::error_text(&findings),
+        }
     })?;
     let objects: Vec<Value> = bundle.applied().into_iter().map(sorted).collect();
     let identity = match (media_type, &bundle.meta) {
@@ -54,10 +58,9 @@ pub fn parse_bundle_dir(dir: &Path) -> Result<ParsedBundle, BundleDirError> {
             version: meta.version.clone(),
         },
         (_, None) => {
-            return Err(BundleDirError::new(format!(
-                "plain+v0 bundle without {}: rendering needs the bundle's name and version from it",
-                csvless::metadata::FILE
-            )))
+            return Err(BundleDirError::PlainWithoutMetadata {
+                file: csvless::metadata::FILE,
+            })
         }
     };
     from_objects(dir, objects, identity, Some(media_type.label()))
@@ -71,7 +74,7 @@ enum Identity {
 }
 
 fn from_objects(
-    dir: &Path,
+    dir: &BundleDir,
     objects: Vec<Value>,
     identity: Identity,
     media_type: Option<&'static str>,
@@ -92,19 +95,16 @@ fn from_objects(
             check_owned_crds(&csv, &provided)?;
             Ok(provided)
         })
-        .map_err(|e| {
-            BundleDirError::new(format!(
-                "error checking provided apis in bundle {name}: {e}"
-            ))
+        .map_err(|source| BundleDirError::ProvidedApis {
+            bundle: name.clone(),
+            source,
         })?;
 
-    let meta = read_metadata(&dir.join("metadata"))?;
-    let annotations = meta
-        .annotations
-        .ok_or_else(|| BundleDirError::new("Could not find annotations file"))?;
+    let meta = read_metadata(dir.metadata())?;
+    let annotations = meta.annotations.ok_or(BundleDirError::NoAnnotations)?;
 
     let derived = derived_properties(&csv, &annotations.package, &provided)
-        .map_err(|e| BundleDirError::new(format!("failed to derive properties: {e}")))?;
+        .map_err(BundleDirError::DeriveProperties)?;
     let mut properties = meta.properties;
     properties.extend(derived);
     if let Some(media_type) = media_type {
@@ -136,13 +136,15 @@ fn from_objects(
     })
 }
 
-/// Directory entries sorted by name, as Go's `fs.ReadDir` returns them.
-fn sorted_entries(dir: &Path, label: &str) -> Result<Vec<std::fs::DirEntry>, BundleDirError> {
-    let read = std::fs::read_dir(dir)
-        .map_err(|e| BundleDirError::new(format!("open {label}: {}", io_text(&e))))?;
-    let mut entries: Vec<std::fs::DirEntry> = read.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    Ok(entries)
+/// A listing's entries, sorted by name as Go's `fs.ReadDir` returns them.
+fn sorted_entries<'a>(
+    listing: &'a Listing,
+    label: &'static str,
+) -> Result<&'a [Entry], BundleDirError> {
+    listing.entries().map_err(|e| BundleDirError::Unlistable {
+        dir: label,
+        message: io_text(e),
+    })
 }
 
 /// Go's wording of common I/O errors.
@@ -158,28 +160,28 @@ fn io_text(e: &std::io::Error) -> String {
 /// cannot be read or decoded (upstream skips it with a warning). A file that is
 /// refused outright (a FIFO or device, a link out of the bundle, a file over the
 /// size limit) is an error: upstream would hang on it or read what it should not.
-fn read_documents(path: &Path) -> Result<Option<Vec<RawDoc>>, BundleDirError> {
-    let bytes = match super::files::read_file(path) {
-        Ok(bytes) => bytes,
+fn read_documents(entry: &Entry) -> Result<Option<Vec<RawDoc>>, BundleDirError> {
+    let documents = match entry.documents() {
+        Ok(documents) => documents,
         Err(crate::fsutil::InputError::Io { .. })
         | Err(crate::fsutil::InputError::NotRegular {
             kind: "a directory",
             ..
         }) => return Ok(None),
-        Err(refused) => return Err(BundleDirError::new(refused.to_string())),
+        Err(refused) => return Err(refused.clone().into()),
     };
-    let Ok(docs) = decode_documents(&bytes) else {
+    let Ok(docs) = documents else {
         return Ok(None);
     };
     Ok(Some(
-        docs.into_iter()
+        docs.iter()
             .map(|d| match d {
-                Document::Json(text) => RawDoc {
-                    text: text.to_string(),
+                Doc::Json(text) => RawDoc {
+                    text: text.clone(),
                     from_yaml: false,
                 },
-                Document::Yaml(value) => RawDoc {
-                    text: go_marshal(&value),
+                Doc::Yaml(value) => RawDoc {
+                    text: go_marshal(value),
                     from_yaml: true,
                 },
             })
@@ -210,16 +212,14 @@ fn api_version_of(v: &Value) -> &str {
 
 /// Reads `manifests/`: every object of every regular, non-hidden file in
 /// name order, keeping only the first CSV.
-fn read_manifests(dir: &Path) -> Result<(Vec<Value>, usize), BundleDirError> {
+fn read_manifests(dir: &Listing) -> Result<(Vec<Value>, usize), BundleDirError> {
     let mut objects = Vec::new();
     let mut csv_index = None;
     for entry in sorted_entries(dir, "manifests")? {
-        let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
-        let name = entry.file_name();
-        if is_dir || name.to_string_lossy().starts_with('.') {
+        if entry.is_dir() || entry.is_hidden() {
             continue;
         }
-        let Some(docs) = read_documents(&entry.path())? else {
+        let Some(docs) = read_documents(entry)? else {
             continue;
         };
         for doc in docs {
@@ -239,9 +239,9 @@ fn read_manifests(dir: &Path) -> Result<(Vec<Value>, usize), BundleDirError> {
         }
     }
     if objects.is_empty() {
-        return Err(BundleDirError::new("no bundle objects found"));
+        return Err(BundleDirError::NoObjects);
     }
-    let csv_index = csv_index.ok_or_else(|| BundleDirError::new("no csv in bundle"))?;
+    let csv_index = csv_index.ok_or(BundleDirError::NoCsv)?;
     Ok((objects, csv_index))
 }
 
@@ -259,14 +259,14 @@ fn string_at(v: &Value, path: &[&str]) -> String {
 }
 
 /// Decodes one string field of a CRD (Kubernetes' case-sensitive decoder).
-fn crd_string(v: Option<&Value>, owner: &str, path: &str) -> Result<String, String> {
+fn crd_string(v: Option<&Value>, owner: &str, path: &str) -> Result<String, JsonTypeError> {
     match v {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(Value::Null) | None => Ok(String::new()),
-        Some(other) => Err(type_error(
+        Some(other) => Err(JsonTypeError(type_error(
             other,
             &format!("Go struct field {owner}.{path} of type string"),
-        )),
+        ))),
     }
 }
 
@@ -280,19 +280,21 @@ fn crd_apis(objects: &[Value]) -> Result<Vec<ApiKey>, BundleDirError> {
         if version != "v1" && version != "v1beta1" {
             continue;
         }
-        let fail = |e: String| BundleDirError::new(format!("error decoding {version} CRD: {e}"));
+        let fail = |e: CrdError| BundleDirError::Crd {
+            version: version.to_string(),
+            source: e,
+        };
+        let decode = |e: JsonTypeError| fail(e.into());
         if group != "apiextensions.k8s.io" {
-            return Err(fail(format!(
-                "no kind \"{CRD_KIND}\" is registered for version \"{api_version}\" in scheme"
-            )));
+            return Err(fail(CrdError::NotRegistered(api_version.to_string())));
         }
         let spec = obj.get("spec").unwrap_or(&Value::Null);
         let check = |v: &Value, what: &str| match v {
             Value::Object(_) | Value::Null => Ok(()),
-            other => Err(fail(type_error(
+            other => Err(decode(JsonTypeError(type_error(
                 other,
                 &format!("Go struct field {what} of type {what}"),
-            ))),
+            )))),
         };
         check(spec, "CustomResourceDefinitionSpec")?;
         let names = spec.get("names").unwrap_or(&Value::Null);
@@ -302,19 +304,19 @@ fn crd_apis(objects: &[Value]) -> Result<Vec<ApiKey>, BundleDirError> {
             "CustomResourceDefinitionSpec",
             "spec.group",
         )
-        .map_err(fail)?;
+        .map_err(decode)?;
         let kind = crd_string(
             names.get("kind"),
             "CustomResourceDefinitionNames",
             "spec.names.kind",
         )
-        .map_err(fail)?;
+        .map_err(decode)?;
         let plural = crd_string(
             names.get("plural"),
             "CustomResourceDefinitionNames",
             "spec.names.plural",
         )
-        .map_err(fail)?;
+        .map_err(decode)?;
         let mut versions = Vec::new();
         match spec.get("versions") {
             Some(Value::Array(items)) => {
@@ -322,16 +324,16 @@ fn crd_apis(objects: &[Value]) -> Result<Vec<ApiKey>, BundleDirError> {
                     check(item, "CustomResourceDefinitionVersion")?;
                     versions.push(
                         crd_string(item.get("name"), "CustomResourceDefinitionVersion", "spec.versions.name")
-                            .map_err(fail)?,
+                            .map_err(decode)?,
                     );
                 }
             }
             Some(Value::Null) | None => {}
             Some(other) => {
-                return Err(fail(type_error(
+                return Err(decode(JsonTypeError(type_error(
                     other,
                     "Go struct field CustomResourceDefinitionSpec.spec.versions of type []CustomResourceDefinitionVersion",
-                )))
+                ))))
             }
         }
         if version == "v1beta1" {
@@ -340,7 +342,7 @@ fn crd_apis(objects: &[Value]) -> Result<Vec<ApiKey>, BundleDirError> {
                 "CustomResourceDefinitionSpec",
                 "spec.version",
             )
-            .map_err(fail)?;
+            .map_err(decode)?;
             if !single.is_empty() {
                 versions.push(single);
             }
@@ -358,16 +360,21 @@ fn crd_apis(objects: &[Value]) -> Result<Vec<ApiKey>, BundleDirError> {
 }
 
 /// The CSV's `spec` as the JSON object upstream reads fields from.
-pub(crate) fn spec_map(csv: &Value) -> Result<&Map<String, Value>, String> {
+pub(crate) fn spec_map(csv: &Value) -> Result<&Map<String, Value>, CsvError> {
     match csv.get("spec") {
         Some(Value::Object(map)) => Ok(map),
         // Upstream keeps `spec` as raw JSON; a missing one is empty input.
-        None | Some(Value::Null) => Err("unexpected end of JSON input".into()),
-        Some(other) => Err(type_error(
+        None | Some(Value::Null) => Err(CsvError::NoSpec),
+        Some(other) => Err(decode_error(
             other,
             "Go value of type map[string]*json.RawMessage",
         )),
     }
+}
+
+/// Go's decoder's error for `value` decoded into `target`.
+pub(crate) fn decode_error(value: &Value, target: &str) -> CsvError {
+    CsvError::Decode(JsonTypeError(type_error(value, target)))
 }
 
 /// An entry of the CSV's `owned`/`required` CRD or API service lists.
@@ -385,23 +392,23 @@ pub(crate) struct DefinitionKey {
 pub(crate) fn definitions(
     spec: &Map<String, Value>,
     section: &str,
-) -> Result<(Vec<DefinitionKey>, Vec<DefinitionKey>), String> {
+) -> Result<(Vec<DefinitionKey>, Vec<DefinitionKey>), CsvError> {
     let defs = match spec.get(section) {
         None | Some(Value::Null) => return Ok((Vec::new(), Vec::new())),
         Some(v @ Value::Object(_)) => v,
         Some(other) => {
-            return Err(type_error(
+            return Err(decode_error(
                 other,
                 "Go value of type struct { Owned []*registry.DefinitionKey; Required []*registry.DefinitionKey }",
             ))
         }
     };
-    let list = |name: &str| -> Result<Vec<DefinitionKey>, String> {
+    let list = |name: &str| -> Result<Vec<DefinitionKey>, CsvError> {
         let items = match field(defs, name) {
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Array(items)) => items,
             Some(other) => {
-                return Err(type_error(
+                return Err(decode_error(
                     other,
                     &format!("Go struct field .{name} of type []*registry.DefinitionKey"),
                 ))
@@ -423,7 +430,7 @@ pub(crate) fn definitions(
                             Some(Value::String(s)) => *slot = s.clone(),
                             None | Some(Value::Null) => {}
                             Some(other) => {
-                                return Err(type_error(
+                                return Err(decode_error(
                                     other,
                                     &format!(
                                     "Go struct field DefinitionKey.{name}.{fname} of type string"
@@ -434,7 +441,7 @@ pub(crate) fn definitions(
                     }
                 }
                 other => {
-                    return Err(type_error(
+                    return Err(decode_error(
                         other,
                         &format!("Go struct field .{name} of type registry.DefinitionKey"),
                     ))
@@ -449,13 +456,11 @@ pub(crate) fn definitions(
 
 /// The bundle's provided APIs: the CRD versions plus the CSV's owned API
 /// services (plural = the entry's `name`).
-fn provided_apis(crds: Vec<ApiKey>, csv: &Value) -> Result<BTreeSet<ApiKey>, String> {
+fn provided_apis(crds: Vec<ApiKey>, csv: &Value) -> Result<BTreeSet<ApiKey>, CsvError> {
     let mut provided: BTreeSet<ApiKey> = crds.into_iter().collect();
-    let spec = spec_map(csv).map_err(|e| {
-        format!("error getting apiservice definitions: error unmarshaling into object map: {e}")
-    })?;
-    let (owned, _) = definitions(spec, "apiservicedefinitions")
-        .map_err(|e| format!("error getting apiservice definitions: {e}"))?;
+    let api_services = |e| CsvError::ApiServices(Box::new(e));
+    let spec = spec_map(csv).map_err(|e| api_services(CsvError::ObjectMap(Box::new(e))))?;
+    let (owned, _) = definitions(spec, "apiservicedefinitions").map_err(api_services)?;
     for api in owned {
         provided.insert(ApiKey {
             group: api.group,
@@ -468,13 +473,13 @@ fn provided_apis(crds: Vec<ApiKey>, csv: &Value) -> Result<BTreeSet<ApiKey>, Str
 }
 
 /// `plural.group` split of a CRD name.
-pub(crate) fn split_crd_name(name: &str) -> Result<(&str, &str), String> {
+pub(crate) fn split_crd_name(name: &str) -> Result<(&str, &str), CsvError> {
     name.split_once('.')
-        .ok_or_else(|| format!("couldn't parse plural.group from crd name: {name}"))
+        .ok_or_else(|| CsvError::CrdName(name.to_string()))
 }
 
 /// Every CRD the CSV owns must be provided by a CRD manifest.
-fn check_owned_crds(csv: &Value, provided: &BTreeSet<ApiKey>) -> Result<(), String> {
+fn check_owned_crds(csv: &Value, provided: &BTreeSet<ApiKey>) -> Result<(), CsvError> {
     let spec = spec_map(csv)?;
     let (owned, _) = definitions(spec, "customresourcedefinitions")?;
     let mut wanted = Vec::with_capacity(owned.len());
@@ -491,10 +496,10 @@ fn check_owned_crds(csv: &Value, provided: &BTreeSet<ApiKey>) -> Result<(), Stri
     // in CSV order is the deterministic choice.
     if let Some(missing) = wanted.iter().find(|k| !provided.contains(k)) {
         let found: Vec<String> = provided.iter().map(|k| format!("{k}:{{}}")).collect();
-        return Err(format!(
-            "couldn't find {missing} in bundle. found: map[{}]",
-            found.join(" ")
-        ));
+        return Err(CsvError::NotProvided {
+            missing: missing.to_string(),
+            found: found.join(" "),
+        });
     }
     Ok(())
 }
@@ -525,7 +530,7 @@ fn property_file_of(doc: &RawDoc, list: &str) -> Option<Vec<RawProperty>> {
 /// Reads `metadata/`: each file (first document only, as upstream) is tried
 /// as the annotations, dependencies and properties file; the first match of
 /// each wins.
-fn read_metadata(dir: &Path) -> Result<Metadata, BundleDirError> {
+fn read_metadata(dir: &Listing) -> Result<Metadata, BundleDirError> {
     let mut meta = Metadata {
         annotations: None,
         dependencies: Vec::new(),
@@ -533,7 +538,7 @@ fn read_metadata(dir: &Path) -> Result<Metadata, BundleDirError> {
     };
     let (mut have_deps, mut have_props) = (false, false);
     for entry in sorted_entries(dir, "metadata")? {
-        let Some(docs) = read_documents(&entry.path())? else {
+        let Some(docs) = read_documents(entry)? else {
             continue;
         };
         let Some(doc) = docs.into_iter().next() else {
@@ -561,18 +566,18 @@ fn read_metadata(dir: &Path) -> Result<Metadata, BundleDirError> {
 }
 
 /// CSV `spec.version` (a string; absent or null is `""`).
-pub(crate) fn csv_version(csv: &Value) -> Result<String, String> {
+pub(crate) fn csv_version(csv: &Value) -> Result<String, CsvError> {
     let spec = spec_map(csv)?;
     match spec.get("version") {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(type_error(other, "Go value of type string")),
+        Some(other) => Err(decode_error(other, "Go value of type string")),
     }
 }
 
 /// CSV `spec.release`: a string, or a number written as an integer when it
 /// is whole and with `%g` otherwise.
-pub(crate) fn csv_release(csv: &Value) -> Result<String, String> {
+pub(crate) fn csv_release(csv: &Value) -> Result<String, CsvError> {
     let spec = spec_map(csv)?;
     match spec.get("release") {
         None | Some(Value::Null) => Ok(String::new()),
@@ -589,7 +594,7 @@ pub(crate) fn csv_release(csv: &Value) -> Result<String, String> {
                 Ok(gojson::format_g_shortest(f, false))
             }
         }
-        Some(_) => Err("release field must be a string or number".into()),
+        Some(_) => Err(CsvError::Release),
     }
 }
 
@@ -642,7 +647,7 @@ fn derived_properties(
     csv: &Value,
     package: &str,
     provided: &BTreeSet<ApiKey>,
-) -> Result<Vec<RawProperty>, String> {
+) -> Result<Vec<RawProperty>, CsvError> {
     let mut derived = Vec::new();
     if !package.is_empty() {
         let version = csv_version(csv)?;

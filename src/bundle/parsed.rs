@@ -2,27 +2,119 @@
 
 use crate::bundle::property_list::{self, RawProperty};
 use crate::encoding::gojson;
+use crate::encoding::json::go_quote;
 use serde_json::Value;
 
 /// A failure to parse or render a bundle directory. `Display` is upstream's
 /// message, e.g. `no csv in bundle`, `Could not find annotations file`,
 /// `error checking provided apis in bundle <name>: couldn't find …`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct BundleDirError {
-    message: String,
+pub enum BundleDirError {
+    /// `manifests/` or `metadata/` could not be listed (`open manifests: …`).
+    #[error("open {dir}: {message}")]
+    Unlistable { dir: &'static str, message: String },
+    /// A file the safe reader refuses (a FIFO or device, a link out of the bundle, a file over
+    /// the size limit).
+    #[error(transparent)]
+    Refused(#[from] crate::fsutil::InputError),
+    #[error("no bundle objects found")]
+    NoObjects,
+    #[error("no csv in bundle")]
+    NoCsv,
+    /// A CSV-less bundle with errors: its error findings, joined.
+    #[error("invalid {media_type} bundle: {problems}")]
+    InvalidCsvLess {
+        media_type: &'static str,
+        problems: String,
+    },
+    /// A plain+v0 bundle without `metadata/bundle.yaml`.
+    #[error(
+        "plain+v0 bundle without {file}: rendering needs the bundle's name and version from it"
+    )]
+    PlainWithoutMetadata { file: &'static str },
+    /// A CRD that does not decode.
+    #[error("error decoding {version} CRD: {source}")]
+    Crd {
+        version: String,
+        #[source]
+        source: CrdError,
+    },
+    #[error("error checking provided apis in bundle {bundle}: {source}")]
+    ProvidedApis {
+        bundle: String,
+        #[source]
+        source: CsvError,
+    },
+    #[error("Could not find annotations file")]
+    NoAnnotations,
+    #[error("failed to derive properties: {0}")]
+    DeriveProperties(#[source] CsvError),
+    #[error("get properties for bundle {}: {source}", go_quote(.bundle))]
+    Properties {
+        bundle: String,
+        #[source]
+        source: CsvError,
+    },
+    #[error("get related images for bundle {}: {source}", go_quote(.bundle))]
+    RelatedImages {
+        bundle: String,
+        #[source]
+        source: CsvError,
+    },
+    /// The first `olm.package` property does not decode (for the image template).
+    #[error(transparent)]
+    PackageProperty(JsonTypeError),
 }
 
-impl BundleDirError {
-    pub(crate) fn new(message: impl Into<String>) -> BundleDirError {
-        BundleDirError {
-            message: message.into(),
-        }
-    }
+/// Go's JSON decoder's message for a value of the wrong type or shape (`json: cannot unmarshal
+/// … into Go struct field …`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct JsonTypeError(pub(crate) String);
 
-    pub fn message(&self) -> &str {
-        &self.message
-    }
+/// Why a CRD does not decode as Kubernetes' CustomResourceDefinition.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CrdError {
+    #[error("no kind \"CustomResourceDefinition\" is registered for version \"{0}\" in scheme")]
+    NotRegistered(String),
+    #[error(transparent)]
+    Decode(#[from] JsonTypeError),
+}
+
+/// Why the CSV (or a property) does not give what parsing or rendering reads from it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CsvError {
+    /// No `spec` (upstream decodes empty raw JSON).
+    #[error("unexpected end of JSON input")]
+    NoSpec,
+    #[error(transparent)]
+    Decode(#[from] JsonTypeError),
+    #[error("release field must be a string or number")]
+    Release,
+    #[error("couldn't parse plural.group from crd name: {0}")]
+    CrdName(String),
+    /// An owned CRD no CRD manifest provides; `found` lists the provided APIs as Go prints the
+    /// map.
+    #[error("couldn't find {missing} in bundle. found: map[{found}]")]
+    NotProvided { missing: String, found: String },
+    #[error("error unmarshaling into object map: {0}")]
+    ObjectMap(#[source] Box<CsvError>),
+    #[error("error getting apiservice definitions: {0}")]
+    ApiServices(#[source] Box<CsvError>),
+    #[error("get version: {0}")]
+    Version(#[source] Box<CsvError>),
+    #[error("get release: {0}")]
+    ReleaseOf(#[source] Box<CsvError>),
+    #[error("get required apis: {0}")]
+    RequiredApis(#[source] Box<CsvError>),
+    /// A property (or dependency) of the bundle whose value does not decode.
+    #[error("parse property[{index}] of type {}: {source}", go_quote(.kind))]
+    Property {
+        index: usize,
+        kind: String,
+        #[source]
+        source: JsonTypeError,
+    },
 }
 
 /// The fields `--alpha-image-ref-template` offers: `{{.Package}}`,
@@ -89,7 +181,7 @@ impl ParsedBundle {
     pub fn template_fields(&self) -> Result<TemplateFields, BundleDirError> {
         let version = match self.properties.iter().find(|p| p.kind == "olm.package") {
             Some(p) => gojson::decode_strings(p.value.as_deref(), &property_list::PACKAGE)
-                .map_err(BundleDirError::new)?
+                .map_err(|e| BundleDirError::PackageProperty(JsonTypeError(e)))?
                 .swap_remove(1),
             None => String::new(),
         };

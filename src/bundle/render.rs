@@ -3,12 +3,13 @@
 //! APIs, sorted by type then value text, bundle objects moved last; related
 //! images from the CSV, the image and the install strategy's containers.
 
-use super::parse::{self, csv_release, csv_version, definitions, spec_map, split_crd_name};
-use super::parsed::{BundleDirError, ParsedBundle};
+use super::parse::{
+    self, csv_release, csv_version, decode_error, definitions, spec_map, split_crd_name,
+};
+use super::parsed::{BundleDirError, CsvError, JsonTypeError, ParsedBundle};
 use super::property_list::{self, RawProperty};
 use crate::declcfg::{Bundle, Property, RelatedImage};
-use crate::encoding::gojson::{self, field, type_error};
-use crate::encoding::json::go_quote;
+use crate::encoding::gojson::{self, field};
 use crate::property::{BUNDLE_OBJECT, CSV_METADATA, GVK, GVK_REQUIRED, PACKAGE, PACKAGE_REQUIRED};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -19,17 +20,15 @@ impl ParsedBundle {
     /// image.
     pub fn render(&self, image: &str) -> Result<Bundle, BundleDirError> {
         let bundle = self;
-        let props = properties(bundle).map_err(|e| {
-            BundleDirError::new(format!(
-                "get properties for bundle {}: {e}",
-                go_quote(&bundle.name)
-            ))
+        let props = properties(bundle).map_err(|source| BundleDirError::Properties {
+            bundle: bundle.name.clone(),
+            source,
         })?;
-        let related_images = related_images(bundle.csv(), image).map_err(|e| {
-            BundleDirError::new(format!(
-                "get related images for bundle {}: {e}",
-                go_quote(&bundle.name)
-            ))
+        let related_images = related_images(bundle.csv(), image).map_err(|source| {
+            BundleDirError::RelatedImages {
+                bundle: bundle.name.clone(),
+                source,
+            }
         })?;
         Ok(Bundle {
             name: bundle.name.clone(),
@@ -48,15 +47,18 @@ fn decode_fields(
     index: usize,
     p: &RawProperty,
     st: &gojson::GoStruct,
-) -> Result<Vec<String>, String> {
-    gojson::decode_strings(p.value.as_deref(), st)
-        .map_err(|e| format!("parse property[{index}] of type {}: {e}", go_quote(&p.kind)))
+) -> Result<Vec<String>, CsvError> {
+    gojson::decode_strings(p.value.as_deref(), st).map_err(|e| CsvError::Property {
+        index,
+        kind: p.kind.clone(),
+        source: JsonTypeError(e),
+    })
 }
 
 /// The `olm.gvk` entries of `props` as (group, kind, version) and the fields of its
 /// `olm.package` entries, in order; every other entry goes to `others`.
 type Split = (Vec<(String, String, String)>, Vec<Vec<String>>);
-fn split(props: &[RawProperty], others: &mut Vec<RawProperty>) -> Result<Split, String> {
+fn split(props: &[RawProperty], others: &mut Vec<RawProperty>) -> Result<Split, CsvError> {
     let (mut gvks, mut packages) = (Vec::new(), Vec::new());
     for (i, p) in props.iter().enumerate() {
         match p.kind.as_str() {
@@ -72,7 +74,7 @@ fn split(props: &[RawProperty], others: &mut Vec<RawProperty>) -> Result<Split, 
 }
 
 /// Upstream's property assembly for a rendered bundle.
-fn properties(bundle: &ParsedBundle) -> Result<Vec<Property>, String> {
+fn properties(bundle: &ParsedBundle) -> Result<Vec<Property>, CsvError> {
     let mut provided: BTreeSet<(String, String, String)> = BTreeSet::new();
     let mut required: BTreeSet<(String, String, String)> = BTreeSet::new();
     let mut others: Vec<RawProperty> = Vec::new();
@@ -97,13 +99,13 @@ fn properties(bundle: &ParsedBundle) -> Result<Vec<Property>, String> {
     }
 
     let csv = bundle.csv();
-    let version = csv_version(csv).map_err(|e| format!("get version: {e}"))?;
-    let release = csv_release(csv).map_err(|e| format!("get release: {e}"))?;
+    let version = csv_version(csv).map_err(|e| CsvError::Version(Box::new(e)))?;
+    let release = csv_release(csv).map_err(|e| CsvError::ReleaseOf(Box::new(e)))?;
     for api in &bundle.provided {
         provided.insert((api.group.clone(), api.kind.clone(), api.version.clone()));
     }
     for (group, kind, version) in
-        required_apis(csv).map_err(|e| format!("get required apis: {e}"))?
+        required_apis(csv).map_err(|e| CsvError::RequiredApis(Box::new(e)))?
     {
         required.insert((group, kind, version));
     }
@@ -164,7 +166,7 @@ fn to_property(p: RawProperty) -> Property {
 
 /// The CSV's required CRDs (group from the name) and API services, as
 /// (group, kind, version).
-fn required_apis(csv: &Value) -> Result<Vec<(String, String, String)>, String> {
+fn required_apis(csv: &Value) -> Result<Vec<(String, String, String)>, CsvError> {
     let spec = spec_map(csv)?;
     let mut out = Vec::new();
     let (_, crds) = definitions(spec, "customresourcedefinitions")?;
@@ -201,7 +203,7 @@ fn required_apis(csv: &Value) -> Result<Vec<(String, String, String)>, String> {
 /// it, and only past 12 entries. We append them sorted by image, a fixed
 /// order: in the common case (no operator image missing from
 /// `spec.relatedImages`, or only one) it is exactly upstream's input.
-fn related_images(csv: &Value, image: &str) -> Result<Vec<RelatedImage>, String> {
+fn related_images(csv: &Value, image: &str) -> Result<Vec<RelatedImage>, CsvError> {
     let spec = spec_map(csv)?;
     let mut images = csv_related_images(spec.get("relatedImages"))?;
     let listed: BTreeSet<String> = images.iter().map(|r| r.image.clone()).collect();
@@ -229,11 +231,16 @@ pub fn sort_related_images(images: &mut [RelatedImage]) {
 }
 
 /// `spec.relatedImages`, decoded strictly as upstream does.
-fn csv_related_images(v: Option<&Value>) -> Result<Vec<RelatedImage>, String> {
+fn csv_related_images(v: Option<&Value>) -> Result<Vec<RelatedImage>, CsvError> {
     let items = match v {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
-        Some(other) => return Err(type_error(other, "Go value of type []declcfg.RelatedImage")),
+        Some(other) => {
+            return Err(decode_error(
+                other,
+                "Go value of type []declcfg.RelatedImage",
+            ))
+        }
     };
     let mut out = Vec::with_capacity(items.len());
     for item in items {
@@ -246,7 +253,7 @@ fn csv_related_images(v: Option<&Value>) -> Result<Vec<RelatedImage>, String> {
                         Some(Value::String(s)) => *slot = s.clone(),
                         None | Some(Value::Null) => {}
                         Some(other) => {
-                            return Err(type_error(
+                            return Err(decode_error(
                                 other,
                                 &format!("Go struct field RelatedImage.{name} of type string"),
                             ))
@@ -254,7 +261,7 @@ fn csv_related_images(v: Option<&Value>) -> Result<Vec<RelatedImage>, String> {
                     }
                 }
             }
-            other => return Err(type_error(other, "Go value of type declcfg.RelatedImage")),
+            other => return Err(decode_error(other, "Go value of type declcfg.RelatedImage")),
         }
         out.push(ri);
     }
@@ -471,25 +478,32 @@ mod tests {
             list.push((format!("{k}_legacy"), format!("r/{k}:1")));
         }
         let list: Vec<(&str, &str)> = list.iter().map(|(n, i)| (n.as_str(), i.as_str())).collect();
+        // Both runs end alike: from the provisioner images on.
+        let tail = [
+            ("provisioner-legacy", "r/provisioner:1"),
+            ("provisioner_legacy", "r/provisioner:1"),
+            ("registrar-legacy", "r/registrar:1"),
+            ("registrar_legacy", "r/registrar:1"),
+            ("resizer_legacy", "r/resizer:1"),
+            ("resizer-legacy", "r/resizer:1"),
+            ("snapshotter_legacy", "r/snapshotter:1"),
+            ("snapshotter-legacy", "r/snapshotter:1"),
+        ];
         check(
             &csv(named(&list), &["r/csi:1"], &[]),
             "",
             &[
-                ("attacher-legacy", "r/attacher:1"),
-                ("attacher_legacy", "r/attacher:1"),
-                ("csi_legacy", "r/csi:1"),
-                ("csi-legacy", "r/csi:1"),
-                ("liveness_legacy", "r/liveness:1"),
-                ("liveness-legacy", "r/liveness:1"),
-                ("provisioner-legacy", "r/provisioner:1"),
-                ("provisioner_legacy", "r/provisioner:1"),
-                ("registrar-legacy", "r/registrar:1"),
-                ("registrar_legacy", "r/registrar:1"),
-                ("resizer_legacy", "r/resizer:1"),
-                ("resizer-legacy", "r/resizer:1"),
-                ("snapshotter_legacy", "r/snapshotter:1"),
-                ("snapshotter-legacy", "r/snapshotter:1"),
-            ],
+                &[
+                    ("attacher-legacy", "r/attacher:1"),
+                    ("attacher_legacy", "r/attacher:1"),
+                    ("csi_legacy", "r/csi:1"),
+                    ("csi-legacy", "r/csi:1"),
+                    ("liveness_legacy", "r/liveness:1"),
+                    ("liveness-legacy", "r/liveness:1"),
+                ][..],
+                &tail,
+            ]
+            .concat(),
         );
         // The same CSV rendered with a bundle image and one more operator
         // image: two more entries, so a different pdqsort run.
@@ -497,23 +511,19 @@ mod tests {
             &csv(named(&list), &["r/csi:1", "q/op:2"], &[]),
             "q/bundle:v1",
             &[
-                ("", "q/bundle:v1"),
-                ("", "q/op:2"),
-                ("attacher-legacy", "r/attacher:1"),
-                ("attacher_legacy", "r/attacher:1"),
-                ("csi_legacy", "r/csi:1"),
-                ("csi-legacy", "r/csi:1"),
-                ("liveness-legacy", "r/liveness:1"),
-                ("liveness_legacy", "r/liveness:1"),
-                ("provisioner-legacy", "r/provisioner:1"),
-                ("provisioner_legacy", "r/provisioner:1"),
-                ("registrar-legacy", "r/registrar:1"),
-                ("registrar_legacy", "r/registrar:1"),
-                ("resizer_legacy", "r/resizer:1"),
-                ("resizer-legacy", "r/resizer:1"),
-                ("snapshotter_legacy", "r/snapshotter:1"),
-                ("snapshotter-legacy", "r/snapshotter:1"),
-            ],
+                &[
+                    ("", "q/bundle:v1"),
+                    ("", "q/op:2"),
+                    ("attacher-legacy", "r/attacher:1"),
+                    ("attacher_legacy", "r/attacher:1"),
+                    ("csi_legacy", "r/csi:1"),
+                    ("csi-legacy", "r/csi:1"),
+                    ("liveness-legacy", "r/liveness:1"),
+                    ("liveness_legacy", "r/liveness:1"),
+                ][..],
+                &tail,
+            ]
+            .concat(),
         );
     }
 

@@ -34,8 +34,8 @@ pub(super) fn run(
             )))
         }
     };
-    let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
-    let listing = crate::action::bundle_list::list_bundle_dir(bundle.path(), format)
+    let bundle = super::read_bundle(&target, &image_builder, global)?;
+    let listing = crate::action::bundle_list::list_bundle(&bundle, format)
         .map_err(|e| anyhow::anyhow!("list bundle {}: {e}", go_quote(&target)))?;
     for warning in &listing.warnings {
         crate::output::warning(warning);

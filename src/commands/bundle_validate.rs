@@ -8,7 +8,7 @@
 //! `All validation tests have been completed successfully`. JSON output goes
 //! to stdout. Exit 1 when there is an error.
 
-use crate::bundle::validate::{validate_bundle_dir, BundleReport, Optional, Options};
+use crate::bundle::validate::{validate, BundleReport, Optional, Options};
 use crate::cli::bundle::{BundleValidateArgs, FindingsFormat};
 use crate::ExitStatus;
 use anyhow::bail;
@@ -25,7 +25,8 @@ pub(super) fn run(
         output_format,
     } = args;
     super::check_image_builder(&image_builder)?;
-    let optional = Optional::parse_list(&optional_validators).map_err(super::usage)?;
+    let optional =
+        Optional::parse_list(&optional_validators).map_err(|e| super::usage(e.to_string()))?;
     let target: Vec<String> = target.into_iter().filter(|t| !t.is_empty()).collect();
     let target =
         match (target.as_slice(), tag.filter(|t| !t.is_empty())) {
@@ -46,9 +47,9 @@ pub(super) fn run(
                 )))
             }
         };
-    let bundle = super::BundleDir::resolve(&target, &image_builder, global)?;
-    let mut report = validate_bundle_dir(bundle.path(), &Options { optional });
-    report.locate(bundle.path(), bundle.shown_as());
+    let bundle = super::read_bundle(&target, &image_builder, global)?;
+    let mut report = validate(&bundle, &Options { optional });
+    report.locate(bundle.root(), bundle.shown_as());
     if output_format == FindingsFormat::Sarif {
         let log = crate::diag::sarif::log(&report.findings, crate::bundle::rules::ALL);
         let mut text = serde_json::to_string_pretty(&log)?;

@@ -225,64 +225,41 @@ pub(crate) fn check_image_builder(image_builder: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A bundle given as a directory or an image: an `image://` reference, or
-/// anything that is not an existing path, is pulled and unpacked into a
-/// temporary directory that lives as long as this value.
-pub(crate) struct BundleDir {
-    dir: std::path::PathBuf,
-    _unpacked: Option<crate::fsutil::TempDir>,
-}
-
-impl BundleDir {
-    /// The directory the user named, when the bundle is one (not an unpacked image).
-    pub(crate) fn shown_as(&self) -> Option<&std::path::Path> {
-        self._unpacked.is_none().then_some(self.dir.as_path())
-    }
-
-    pub(crate) fn resolve(
-        target: &str,
-        image_builder: &str,
-        global: &crate::cli::GlobalArgs,
-    ) -> anyhow::Result<BundleDir> {
-        let image = match target.strip_prefix("image://") {
-            Some(reference) => Some(reference.to_string()),
-            None => match std::fs::metadata(target) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    // A missing local path is an error, not a pull from Docker Hub.
-                    crate::image::source::Source::of(target)?;
-                    Some(target.to_string())
-                }
-                Err(e) => anyhow::bail!("stat {target}: {}", crate::declcfg::load::io_message(&e)),
-                Ok(meta) if !meta.is_dir() => anyhow::bail!(
-                    "{} is not a directory",
-                    crate::encoding::json::go_quote(target)
-                ),
-                Ok(_) if crate::image::source::is_layout_dir(std::path::Path::new(target)) => {
-                    Some(target.to_string())
-                }
-                Ok(_) => None,
-            },
-        };
-        Ok(match image {
-            Some(reference) => {
-                let unpacked = crate::action::unpack_image::unpack_bundle_image(
-                    &reference,
-                    image_builder,
-                    &pull_options(global)?,
-                )?;
-                BundleDir {
-                    dir: unpacked.path().to_path_buf(),
-                    _unpacked: Some(unpacked),
-                }
+/// Reads a bundle given as a directory or an image: an `image://` reference, or anything that
+/// is not an existing path, is pulled and unpacked into a temporary directory that lives as long
+/// as the value returned.
+pub(crate) fn read_bundle(
+    target: &str,
+    image_builder: &str,
+    global: &crate::cli::GlobalArgs,
+) -> anyhow::Result<crate::bundle::BundleDir> {
+    let image = match target.strip_prefix("image://") {
+        Some(reference) => Some(reference.to_string()),
+        None => match std::fs::metadata(target) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // A missing local path is an error, not a pull from Docker Hub.
+                crate::image::source::Source::of(target)?;
+                Some(target.to_string())
             }
-            None => BundleDir {
-                dir: std::path::PathBuf::from(target),
-                _unpacked: None,
-            },
-        })
-    }
-
-    pub(crate) fn path(&self) -> &std::path::Path {
-        &self.dir
-    }
+            Err(e) => anyhow::bail!("stat {target}: {}", crate::declcfg::load::io_message(&e)),
+            Ok(meta) if !meta.is_dir() => anyhow::bail!(
+                "{} is not a directory",
+                crate::encoding::json::go_quote(target)
+            ),
+            Ok(_) if crate::image::source::is_layout_dir(std::path::Path::new(target)) => {
+                Some(target.to_string())
+            }
+            Ok(_) => None,
+        },
+    };
+    Ok(match image {
+        Some(reference) => crate::bundle::BundleDir::read_unpacked(
+            crate::action::unpack_image::unpack_bundle_image(
+                &reference,
+                image_builder,
+                &pull_options(global)?,
+            )?,
+        ),
+        None => crate::bundle::BundleDir::read(std::path::Path::new(target)),
+    })
 }

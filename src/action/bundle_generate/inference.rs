@@ -2,7 +2,7 @@
 //! generate` without `--package` or `--channels` (upstream's `bundleDirInterpreter`).
 
 use super::{parent, sorted_entries};
-use crate::bundle::mediatype;
+use crate::bundle::{mediatype, JsonTypeError};
 use crate::declcfg::load::io_message;
 use crate::encoding::json::type_name;
 use crate::encoding::stream::{decode_documents, Document};
@@ -15,14 +15,74 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum InferenceError {
     #[error("error loading CSV from bundle directory, {0}")]
-    BundleCsv(String),
+    BundleCsv(#[source] BundleCsvError),
     #[error("error loading package from directory, error reading from {} directory, open {}: {}", .dir.display(), .dir.display(), io_message(.error))]
     PackageDir { dir: PathBuf, error: std::io::Error },
     // (sic) "geting": upstream's spelling.
     #[error("error geting CSVs from bundles in the package directory, {0}")]
-    PackageCsvs(String),
+    PackageCsvs(#[source] BundleCsvError),
     #[error("error parsing package.yaml file in the package root directory, {0}")]
-    PackageManifest(String),
+    PackageManifest(#[source] PackageManifestError),
+}
+
+/// Why a bundle directory of the package has no single CSV (upstream's
+/// `registry.ReadCSVFromBundleDirectory`).
+#[derive(Debug, thiserror::Error)]
+pub enum BundleCsvError {
+    /// `message` is the OS error as Go words it.
+    #[error("error reading bundle directory {}, open {}: {message}", .dir.display(), .dir.display())]
+    Unlistable { dir: PathBuf, message: String },
+    #[error("more than one ClusterServiceVersion is found in bundle")]
+    SeveralCsvs,
+    #[error("no ClusterServiceVersion object found in {}", .dir.display())]
+    NoCsv { dir: PathBuf },
+}
+
+/// No file of the package directory is a package manifest: why each was rejected, listed as
+/// gomega's `AggregateError` prints them (one bare, several bracketed).
+#[derive(Debug, thiserror::Error)]
+#[error("valid PackageManifest YAML file not found in {}, {}", .dir.display(), aggregate(.rejected))]
+pub struct PackageManifestError {
+    pub dir: PathBuf,
+    pub rejected: Vec<RejectedFile>,
+}
+
+fn aggregate(rejected: &[RejectedFile]) -> String {
+    match rejected {
+        [] => String::new(),
+        [one] => one.to_string(),
+        many => {
+            let texts: Vec<String> = many.iter().map(ToString::to_string).collect();
+            format!("[{}]", texts.join(", "))
+        }
+    }
+}
+
+/// A file of the package directory that is not a package manifest.
+#[derive(Debug, thiserror::Error)]
+pub enum RejectedFile {
+    /// Not opened: `message` is the OS error as Go words it.
+    #[error("error opening {} file, open {}: {message}", .path.display(), .path.display())]
+    Open { path: PathBuf, message: String },
+    /// Refused by the safe reader.
+    #[error(transparent)]
+    Refused(crate::fsutil::InputError),
+    #[error("error parsing {} as package.yaml file, {source}", .path.display())]
+    Parse {
+        path: PathBuf,
+        #[source]
+        source: PackageDecodeError,
+    },
+}
+
+/// Why a file does not decode as upstream's `registry.PackageManifest`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PackageDecodeError {
+    /// The decoder's message.
+    #[error("could not decode contents into package manifest - {0}")]
+    Decode(String),
+    #[error("name of package (packageName) is missing")]
+    NoName,
 }
 
 /// Package and channels of a bundle directory inside a package-manifest
@@ -106,34 +166,27 @@ struct CsvLinks {
 /// Upstream's `registry.ReadCSVFromBundleDirectory`: the single CSV among
 /// the files directly inside `dir` (unreadable or undecodable files are
 /// skipped; every document is read).
-fn read_bundle_csv(dir: &Path) -> Result<CsvLinks, String> {
-    let entries = sorted_entries(dir).map_err(|e| {
-        format!(
-            "error reading bundle directory {}, open {}: {}",
-            dir.display(),
-            dir.display(),
-            io_message(&e)
-        )
+fn read_bundle_csv(dir: &Path) -> Result<CsvLinks, BundleCsvError> {
+    let listing = crate::bundle::Listing::read(dir);
+    let entries = listing.entries().map_err(|e| BundleCsvError::Unlistable {
+        dir: dir.to_path_buf(),
+        message: io_message(e),
     })?;
     let mut found: Option<CsvLinks> = None;
-    for (path, is_dir) in entries {
-        if is_dir {
-            continue;
-        }
-        let Ok(bytes) = crate::bundle::read_file(&path) else {
-            continue;
-        };
-        for object in mediatype::objects(&bytes) {
+    for entry in entries.iter().filter(|e| !e.is_dir()) {
+        for object in mediatype::objects(entry) {
             if object.get("kind").and_then(Value::as_str) != Some("ClusterServiceVersion") {
                 continue;
             }
             if found.is_some() {
-                return Err("more than one ClusterServiceVersion is found in bundle".to_string());
+                return Err(BundleCsvError::SeveralCsvs);
             }
             found = Some(csv_links(&object));
         }
     }
-    found.ok_or_else(|| format!("no ClusterServiceVersion object found in {}", dir.display()))
+    found.ok_or_else(|| BundleCsvError::NoCsv {
+        dir: dir.to_path_buf(),
+    })
 }
 
 fn csv_links(csv: &Value) -> CsvLinks {
@@ -192,8 +245,8 @@ impl PackageManifest {
 fn find_package_manifest(
     package_dir: &Path,
     entries: &[(PathBuf, bool)],
-) -> Result<PackageManifest, String> {
-    let mut errors = Vec::new();
+) -> Result<PackageManifest, PackageManifestError> {
+    let mut rejected = Vec::new();
     for (path, is_dir) in entries {
         if *is_dir {
             continue;
@@ -201,44 +254,36 @@ fn find_package_manifest(
         let bytes = match crate::bundle::read_file(path) {
             Ok(bytes) => bytes,
             Err(e) => {
-                errors.push(match e.io_message() {
-                    Some(text) => format!(
-                        "error opening {} file, open {}: {text}",
-                        path.display(),
-                        path.display(),
-                    ),
-                    None => e.to_string(),
+                rejected.push(match e.io_message() {
+                    Some(text) => RejectedFile::Open {
+                        path: path.clone(),
+                        message: text.to_string(),
+                    },
+                    None => RejectedFile::Refused(e),
                 });
                 continue;
             }
         };
         match decode_package_manifest(&bytes) {
             Ok(manifest) => return Ok(manifest),
-            Err(e) => errors.push(format!(
-                "error parsing {} as package.yaml file, {e}",
-                path.display()
-            )),
+            Err(source) => rejected.push(RejectedFile::Parse {
+                path: path.clone(),
+                source,
+            }),
         }
     }
-    // gomega's AggregateError: one error bare, several bracketed.
-    let listed = match errors.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        many => format!("[{}]", many.join(", ")),
-    };
-    Err(format!(
-        "valid PackageManifest YAML file not found in {}, {listed}",
-        package_dir.display()
-    ))
+    Err(PackageManifestError {
+        dir: package_dir.to_path_buf(),
+        rejected,
+    })
 }
 
 /// Upstream's `registry.DecodePackageManifest`: the first document decoded
 /// into the typed struct (Go's rules: case-insensitive keys, `null` leaves
 /// the zero value, a wrong type is an error; YAML scalars are accepted for
 /// string fields), then a non-empty `packageName` is required.
-pub(super) fn decode_package_manifest(bytes: &[u8]) -> Result<PackageManifest, String> {
-    let decode_error =
-        |detail: String| format!("could not decode contents into package manifest - {detail}");
+pub(super) fn decode_package_manifest(bytes: &[u8]) -> Result<PackageManifest, PackageDecodeError> {
+    let decode_error = PackageDecodeError::Decode;
     let (value, from_yaml) = match decode_documents(bytes) {
         Ok(documents) => match documents.into_iter().next() {
             None => return Err(decode_error("EOF".to_string())),
@@ -260,18 +305,22 @@ pub(super) fn decode_package_manifest(bytes: &[u8]) -> Result<PackageManifest, S
         decode_error(if from_yaml {
             format!("error unmarshaling JSON: while decoding JSON: {e}")
         } else {
-            e
+            e.0
         })
     })?;
     if manifest.package_name.is_empty() {
-        return Err("name of package (packageName) is missing".to_string());
+        return Err(PackageDecodeError::NoName);
     }
     Ok(manifest)
 }
 
-fn manifest_fields(value: &Value, from_yaml: bool) -> Result<PackageManifest, String> {
-    let unmarshal =
-        |v: &Value, target: &str| format!("json: cannot unmarshal {} into {target}", type_name(v));
+fn manifest_fields(value: &Value, from_yaml: bool) -> Result<PackageManifest, JsonTypeError> {
+    let unmarshal = |v: &Value, target: &str| {
+        JsonTypeError(format!(
+            "json: cannot unmarshal {} into {target}",
+            type_name(v)
+        ))
+    };
     let map = match value {
         Value::Null => return Ok(PackageManifest::default()),
         Value::Object(map) => map,
@@ -293,8 +342,8 @@ fn manifest_fields(value: &Value, from_yaml: bool) -> Result<PackageManifest, St
     let mut manifest = PackageManifest::default();
     // Go keeps decoding after a type error and reports the first one, in
     // key order (YAML reaches it as JSON with sorted keys).
-    let mut first_error: Option<String> = None;
-    let mut note = |result: Result<String, String>| match result {
+    let mut first_error: Option<JsonTypeError> = None;
+    let mut note = |result: Result<String, JsonTypeError>| match result {
         Ok(s) => s,
         Err(e) => {
             first_error.get_or_insert(e);

@@ -211,7 +211,11 @@ fn package_manifests() {
     assert_eq!(ok("{\"PackageName\": \"json\"}").package_name, "json");
     assert_eq!(ok("packageName: 123\n").package_name, "123");
 
-    let err = |text: &str| decode_package_manifest(text.as_bytes()).unwrap_err();
+    let err = |text: &str| {
+        decode_package_manifest(text.as_bytes())
+            .unwrap_err()
+            .to_string()
+    };
     assert_eq!(err(CSV), "name of package (packageName) is missing");
     assert_eq!(
         err(""),
@@ -268,7 +272,7 @@ fn existing_annotations_check() {
     // Structural problems are parse errors.
     assert!(matches!(
         check_existing_annotations(b"annotations:\n  a: x\n  a: y\n", &expected),
-        Err(GenerateError::ParseAnnotations(m)) if m.contains("mapping key \"a\" already defined")
+        Err(GenerateError::ParseAnnotations(m)) if m.to_string().contains("mapping key \"a\" already defined")
     ));
     assert!(matches!(
         check_existing_annotations(b"annotations:\n  a: [x]\n", &expected),

@@ -13,16 +13,16 @@ mod manifest;
 pub mod metadata;
 pub(crate) mod synth;
 
-use crate::bundle::mediatype::{self, MediaType};
+use crate::bundle::files::{BundleDir, Doc};
+use crate::bundle::mediatype::MediaType;
 use crate::bundle::rules::{
     finding, BUNDLE_API_WITHOUT_CRD, BUNDLE_DEPLOYMENT_MISSING, BUNDLE_YAML_MISSING,
     MANIFESTS_EMPTY, MANIFESTS_MISSING, MANIFESTS_NOT_FLAT, MANIFEST_API_REMOVED,
     MANIFEST_NOT_OBJECTS, PLAIN_MANIFEST_API_REMOVED,
 };
 use crate::diag::Diagnostic;
-use crate::encoding::stream::{decode_documents, Document};
+use crate::encoding::stream::{decode_documents, StreamError};
 use serde_json::Value;
-use std::path::Path;
 
 pub use manifest::Manifest;
 pub use metadata::BundleMeta;
@@ -89,23 +89,22 @@ impl CsvLessBundle {
 /// (no `manifests/`, `metadata/` without a media type label, an unknown or
 /// registry+v1 label without a CSV) is registry+v1, whose checks report what
 /// is wrong as upstream does.
-pub fn resolve_media_type(root: &Path) -> MediaType {
-    let manifests = root.join("manifests");
-    if !manifests.is_dir() {
+pub fn resolve_media_type(bundle: &BundleDir) -> MediaType {
+    if !bundle.manifests().dir().is_dir() {
         return MediaType::RegistryV1;
     }
-    match mediatype::detect(&manifests) {
+    match bundle.detected_media_type() {
         Ok(MediaType::RegistryV1) => return MediaType::RegistryV1,
         Ok(MediaType::Helm) => return MediaType::Helm,
         _ => {}
     }
-    match crate::bundle::annotations::media_type(root)
+    match crate::bundle::annotations::media_type(bundle)
         .as_deref()
         .map(MediaType::parse)
     {
         Some(Some(MediaType::RegistryV2)) => MediaType::RegistryV2,
         Some(Some(MediaType::Plain)) => MediaType::Plain,
-        None if !root.join("metadata").exists() => MediaType::Plain,
+        None if !bundle.metadata().dir().exists() => MediaType::Plain,
         _ => MediaType::RegistryV1,
     }
 }
@@ -114,27 +113,29 @@ pub fn resolve_media_type(root: &Path) -> MediaType {
 /// plain+v0). Every problem goes to `findings`; `None` when there were
 /// errors.
 pub fn read(
-    root: &Path,
+    bundle: &BundleDir,
     media_type: MediaType,
     findings: &mut Vec<Diagnostic>,
 ) -> Option<CsvLessBundle> {
     let before = errors(findings);
-    let bundle = inspect(root, media_type, findings);
+    let bundle = inspect(bundle, media_type, findings);
     (errors(findings) == before).then_some(bundle)
 }
 
 /// Like [`read`], but returns whatever could be read even when there are
 /// errors (for validation, which checks every object it can).
 pub fn inspect(
-    root: &Path,
+    bundle: &BundleDir,
     media_type: MediaType,
     findings: &mut Vec<Diagnostic>,
 ) -> CsvLessBundle {
-    let manifests = read_manifests(root, findings);
+    let manifests = read_manifests(bundle, findings);
     check_removed_apis(&manifests, media_type, findings);
-    let bundle_yaml = root.join(metadata::FILE);
-    let meta = match crate::bundle::files::read_file(&bundle_yaml) {
-        Ok(bytes) => metadata::parse(&bytes, findings),
+    let bundle_yaml = metadata::FILE
+        .strip_prefix("metadata/")
+        .unwrap_or(metadata::FILE);
+    let meta = match bundle.metadata_file(bundle_yaml) {
+        Ok(bytes) => metadata::parse(bytes, findings),
         Err(crate::fsutil::InputError::Io {
             kind: std::io::ErrorKind::NotFound,
             ..
@@ -191,30 +192,26 @@ fn errors(findings: &[Diagnostic]) -> usize {
 /// Every object of `manifests/`, which must be flat and hold at least one
 /// object; every document must be a Kubernetes object (non-empty
 /// `apiVersion` and `kind`). Hidden files are skipped.
-pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manifest> {
-    let dir = root.join("manifests");
-    let entries = match std::fs::read_dir(&dir) {
+pub fn read_manifests(bundle: &BundleDir, findings: &mut Vec<Diagnostic>) -> Vec<Manifest> {
+    let entries = match bundle.manifests().entries() {
         Ok(entries) => entries,
         Err(e) => {
             let message = if e.kind() == std::io::ErrorKind::NotFound {
                 "Unable to locate manifests directory".to_string()
             } else {
-                format!("manifests/: {}", crate::declcfg::load::io_message(&e))
+                format!("manifests/: {}", crate::declcfg::load::io_message(e))
             };
             findings.push(finding(MANIFESTS_MISSING, message, None));
             return Vec::new();
         }
     };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
     let mut manifests = Vec::new();
     for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
+        if entry.is_hidden() {
             continue;
         }
-        let file = format!("manifests/{name}");
-        if entry.path().is_dir() {
+        let file = format!("manifests/{}", entry.name_text());
+        if entry.leads_to_dir() {
             findings.push(finding(
                 MANIFESTS_NOT_FLAT,
                 format!("{file}: is a directory; manifests/ must be flat"),
@@ -222,8 +219,8 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
             ));
             continue;
         }
-        let bytes = match crate::bundle::files::read_file(&entry.path()) {
-            Ok(bytes) => bytes,
+        let documents = match entry.documents() {
+            Ok(documents) => documents,
             Err(e) => {
                 findings.push(finding(
                     MANIFEST_NOT_OBJECTS,
@@ -233,7 +230,7 @@ pub fn read_manifests(root: &Path, findings: &mut Vec<Diagnostic>) -> Vec<Manife
                 continue;
             }
         };
-        match objects_of(&bytes) {
+        match objects_in(documents) {
             Ok(objects) if objects.is_empty() => findings.push(finding(
                 MANIFEST_NOT_OBJECTS,
                 format!("{file}: holds no Kubernetes object"),
@@ -276,16 +273,25 @@ pub type StreamObject = (usize, Value, bool);
 /// The objects of a YAML or JSON stream with their 1-based document numbers;
 /// documents without content are skipped. The error names the document.
 pub fn objects_of(bytes: &[u8]) -> Result<Vec<StreamObject>, (usize, String)> {
-    let documents = decode_documents(bytes).map_err(|e| (e.index + 1, e.kind.to_string()))?;
+    let documents: Result<Vec<Doc>, StreamError> =
+        decode_documents(bytes).map(|documents| documents.into_iter().map(Doc::from).collect());
+    objects_in(documents.as_deref())
+}
+
+/// [`objects_of`] over a file's decoded documents.
+pub fn objects_in(
+    documents: Result<&[Doc], &StreamError>,
+) -> Result<Vec<StreamObject>, (usize, String)> {
+    let documents = documents.map_err(|e| (e.index + 1, e.kind.to_string()))?;
     let mut out = Vec::new();
-    for (index, document) in documents.into_iter().enumerate() {
+    for (index, document) in documents.iter().enumerate() {
         let number = index + 1;
         let (value, from_yaml) = match document {
-            Document::Json(text) => (
+            Doc::Json(text) => (
                 crate::encoding::json::parse_value(text).map_err(|e| (number, e.to_string()))?,
                 false,
             ),
-            Document::Yaml(value) => (value, true),
+            Doc::Yaml(value) => (value.clone(), true),
         };
         match &value {
             Value::Null => continue,

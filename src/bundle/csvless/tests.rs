@@ -31,37 +31,49 @@ fn kinds(values: &[&Value]) -> Vec<String> {
         .collect()
 }
 
+fn read_tree(
+    dir: &tempfile::TempDir,
+    media_type: MediaType,
+    findings: &mut Vec<Diagnostic>,
+) -> Option<CsvLessBundle> {
+    read(&BundleDir::read(dir.path()), media_type, findings)
+}
+
+fn media_type(dir: &tempfile::TempDir) -> MediaType {
+    resolve_media_type(&BundleDir::read(dir.path()))
+}
+
 #[test]
 fn media_type_comes_from_content_then_the_label() {
     let d = v2(&[]);
-    assert_eq!(resolve_media_type(d.path()), MediaType::RegistryV2);
+    assert_eq!(media_type(&d), MediaType::RegistryV2);
     let seed_key = v2(&[(
         "metadata/annotations.yaml",
         "annotations:\n  operators.operatorframework.io.bundle.mediatype: registry+v2\n",
     )]);
-    assert_eq!(resolve_media_type(seed_key.path()), MediaType::RegistryV2);
+    assert_eq!(media_type(&seed_key), MediaType::RegistryV2);
     let plain = crate::testkit::tree(&[(
         "manifests/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
     )]);
-    assert_eq!(resolve_media_type(plain.path()), MediaType::Plain);
+    assert_eq!(media_type(&plain), MediaType::Plain);
     let unknown = v2(&[(
         "metadata/annotations.yaml",
         "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n",
     )]);
-    assert_eq!(resolve_media_type(unknown.path()), MediaType::RegistryV1);
+    assert_eq!(media_type(&unknown), MediaType::RegistryV1);
     let csv = v2(&[(
         "manifests/csv.yaml",
         "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {name: x}\n",
     )]);
-    assert_eq!(resolve_media_type(csv.path()), MediaType::RegistryV1);
+    assert_eq!(media_type(&csv), MediaType::RegistryV1);
 }
 
 #[test]
 fn registry_v2_lists_crds_then_the_csv_then_what_the_csv_does_not_carry() {
     let d = v2(&[]);
     let mut findings = Vec::new();
-    let bundle = read(d.path(), MediaType::RegistryV2, &mut findings).unwrap();
+    let bundle = read_tree(&d, MediaType::RegistryV2, &mut findings).unwrap();
     assert!(findings.is_empty(), "{findings:?}");
     assert_eq!(
         kinds(&bundle.applied()),
@@ -98,7 +110,7 @@ fn registry_v2_problems_are_all_reported() {
         ("metadata/bundle.yaml", "name: op.v1.0.0\nversion: 1.0\n"),
     ]);
     let mut findings = Vec::new();
-    assert!(read(d.path(), MediaType::RegistryV2, &mut findings).is_none());
+    assert!(read_tree(&d, MediaType::RegistryV2, &mut findings).is_none());
     let rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
     assert_eq!(
         rules,
@@ -125,7 +137,7 @@ fn a_registry_v2_bundle_needs_bundle_yaml() {
         ("metadata/annotations.yaml", V2_ANNOTATIONS),
     ]);
     let mut findings = Vec::new();
-    assert!(read(d.path(), MediaType::RegistryV2, &mut findings).is_none());
+    assert!(read_tree(&d, MediaType::RegistryV2, &mut findings).is_none());
     assert_eq!(findings[0].rule, BUNDLE_YAML_MISSING);
     assert!(findings[0]
         .message
@@ -142,7 +154,7 @@ fn plain_bundles_list_every_object_and_refuse_removed_apis() {
         ),
     ]);
     let mut findings = Vec::new();
-    let bundle = read(d.path(), MediaType::Plain, &mut findings).unwrap();
+    let bundle = read_tree(&d, MediaType::Plain, &mut findings).unwrap();
     assert_eq!(
         kinds(&bundle.applied()),
         [
@@ -158,13 +170,13 @@ fn plain_bundles_list_every_object_and_refuse_removed_apis() {
         "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: a.b}\n",
     )]);
     let mut findings = Vec::new();
-    assert!(read(old.path(), MediaType::Plain, &mut findings).is_none());
+    assert!(read_tree(&old, MediaType::Plain, &mut findings).is_none());
     assert_eq!(findings[0].rule, PLAIN_MANIFEST_API_REMOVED);
     assert!(findings[0].message.contains(
         "apiextensions.k8s.io/v1beta1 CustomResourceDefinition was removed in Kubernetes 1.22"
     ));
     let empty = crate::testkit::tree(&[("manifests/.keep", "")]);
     let mut findings = Vec::new();
-    assert!(read(empty.path(), MediaType::Plain, &mut findings).is_none());
+    assert!(read_tree(&empty, MediaType::Plain, &mut findings).is_none());
     assert_eq!(findings[0].rule, MANIFESTS_EMPTY);
 }

@@ -35,7 +35,7 @@ fn releases() {
     for (csv, want) in cases {
         let v: Value = serde_json::from_str(csv).unwrap();
         assert_eq!(
-            csv_release(&v).as_deref(),
+            csv_release(&v).map_err(|e| e.to_string()).as_deref(),
             want.map_err(str::to_string).as_deref(),
             "{csv}"
         );
@@ -117,7 +117,7 @@ fn owned_crd_check() {
     for (csv, want) in cases {
         let v: Value = serde_json::from_str(csv).unwrap();
         assert_eq!(
-            check_owned_crds(&v, &provided),
+            check_owned_crds(&v, &provided).map_err(|e| e.to_string()),
             want.map_err(str::to_string),
             "{csv}"
         );

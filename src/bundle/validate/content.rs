@@ -13,7 +13,8 @@
 use super::options::{Optional, Options};
 use super::registry::Object;
 use super::{bundle_objects, crd, csv, good_practices, kinds, object_meta, operatorhub, registry};
-use crate::bundle::mediatype::{self, MediaType};
+use crate::bundle::files::{BundleDir, Doc};
+use crate::bundle::mediatype::MediaType;
 use crate::bundle::rules::{
     finding, CRD_CONVERSION_INVALID, CRD_GROUP_INVALID, CRD_METADATA_INVALID, CRD_NAMES_INVALID,
     CRD_PRESERVE_UNKNOWN_FIELDS, CRD_SCOPE_INVALID, CRD_VERSIONS_INVALID,
@@ -25,9 +26,8 @@ use crate::bundle::rules::{
 };
 use crate::diag::Diagnostic;
 use crate::encoding::gojson;
-use crate::encoding::stream::{decode_documents, Document};
+use crate::encoding::stream::StreamError;
 use serde_json::{Map, Value};
-use std::path::Path;
 
 /// Every rule content validation can report, in check order.
 pub fn rules() -> Vec<&'static str> {
@@ -55,32 +55,25 @@ struct Decoded {
 
 /// Validates the contents of `root/manifests/`; nothing when that directory
 /// does not exist (the format check reports it).
-pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
-    let dir = root.join("manifests");
+pub fn validate_content(bundle: &BundleDir, options: &Options) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
-    if !dir.is_dir() {
+    if !bundle.manifests().dir().is_dir() {
         return findings;
     }
-    let media_type = mediatype::detect(&dir).ok();
+    let media_type = bundle.detected_media_type().ok();
     if media_type == Some(MediaType::Helm) {
         return findings;
     }
-    let Ok(entries) = std::fs::read_dir(&dir) else {
+    let Ok(entries) = bundle.manifests().entries() else {
         return findings;
     };
-    let mut names: Vec<std::ffi::OsString> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.file_name())
-        .collect();
-    names.sort();
 
     let mut decoded: Vec<Decoded> = Vec::new();
     let mut bundle_name = String::new();
-    for name in names {
-        let file = format!("manifests/{}", name.to_string_lossy());
-        let path = dir.join(&name);
-        let bytes = match crate::bundle::files::read_file(&path) {
-            Ok(bytes) => bytes,
+    for entry in entries {
+        let file = format!("manifests/{}", entry.name_text());
+        let documents = match entry.documents() {
+            Ok(documents) => documents,
             Err(
                 crate::fsutil::InputError::Io { .. }
                 | crate::fsutil::InputError::NotRegular {
@@ -104,7 +97,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
                 continue;
             }
         };
-        let documents = match read_documents(&bytes) {
+        let documents = match read_documents(documents) {
             Ok(documents) => documents,
             Err(message) => {
                 findings.push(finding(MANIFEST_DECODE_FAILED, message, Some(file)));
@@ -186,7 +179,7 @@ pub fn validate_content(root: &Path, options: &Options) -> Vec<Diagnostic> {
             Optional::BundleObjects => bundle_objects::check(&objects, &mut findings),
             Optional::GoodPractices => {
                 if let Some(csv) = first_csv {
-                    let channels = annotation_channels(root);
+                    let channels = annotation_channels(bundle);
                     good_practices::check(csv.value, &channels, csv.file, &mut findings);
                 }
             }
@@ -233,19 +226,21 @@ fn pointer_of(rule: &str) -> Option<&'static str> {
 /// an object without a kind is an error with the decoder's message. A first
 /// document without content is an object without kind (as upstream reads
 /// it); later empty documents are skipped.
-fn read_documents(bytes: &[u8]) -> Result<Vec<(usize, Value, bool)>, String> {
-    let documents = decode_documents(bytes).map_err(|e| e.kind.to_string())?;
+fn read_documents(
+    documents: Result<&[Doc], &StreamError>,
+) -> Result<Vec<(usize, Value, bool)>, String> {
+    let documents = documents.map_err(|e| e.kind.to_string())?;
     if documents.is_empty() {
         return Err("EOF".to_string());
     }
     let mut out = Vec::new();
-    for (index, document) in documents.into_iter().enumerate() {
+    for (index, document) in documents.iter().enumerate() {
         let (value, from_yaml) = match document {
-            Document::Json(text) => (
+            Doc::Json(text) => (
                 crate::encoding::json::parse_value(text).map_err(|e| e.to_string())?,
                 false,
             ),
-            Document::Yaml(value) => (value, true),
+            Doc::Yaml(value) => (value.clone(), true),
         };
         let value = match value {
             Value::Null if index == 0 => Value::Object(Map::new()),
@@ -278,8 +273,8 @@ fn read_documents(bytes: &[u8]) -> Result<Vec<(usize, Value, bool)>, String> {
 
 /// The channels and default channel of the bundle's annotations file (the
 /// first file of `metadata/` with an `annotations` map), for good-practices.
-pub(super) fn annotation_channels(root: &Path) -> Vec<String> {
-    let Some(annotations) = crate::bundle::annotations::read(root) else {
+pub(super) fn annotation_channels(bundle: &BundleDir) -> Vec<String> {
+    let Some(annotations) = crate::bundle::annotations::read(bundle) else {
         return Vec::new();
     };
     let get = |key: &str| {

@@ -16,18 +16,22 @@ use super::options::{Optional, Options};
 use super::registry::Object;
 use super::{bundle_objects, content, crd, csv, format, good_practices, object_meta, operatorhub};
 use crate::bundle::csvless::{self, metadata};
+use crate::bundle::files::BundleDir;
 use crate::bundle::mediatype::MediaType;
 use crate::bundle::rules::OBJECT_METADATA_INVALID;
 use crate::diag::Diagnostic;
-use std::path::Path;
 
-pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) -> Vec<Diagnostic> {
+pub(super) fn validate(
+    dir: &BundleDir,
+    media_type: MediaType,
+    options: &Options,
+) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     if media_type == MediaType::RegistryV2 {
-        findings.extend(format::validate_format_as(root, media_type));
+        findings.extend(format::validate_format_as(dir, media_type));
     }
     let before = findings.len();
-    let bundle = csvless::inspect(root, media_type, &mut findings);
+    let bundle = csvless::inspect(dir, media_type, &mut findings);
     let usable = !findings[before..]
         .iter()
         .any(|f| f.severity == crate::diag::Severity::Error);
@@ -75,7 +79,7 @@ pub(super) fn validate(root: &Path, media_type: MediaType, options: &Options) ->
                 bundle_objects::check(&objects, &mut findings);
             }
             Optional::GoodPractices => {
-                let channels = content::annotation_channels(root);
+                let channels = content::annotation_channels(dir);
                 good_practices::check(&synthesis.csv, &channels, csv_file, &mut findings);
             }
         }

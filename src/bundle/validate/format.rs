@@ -11,7 +11,8 @@ use crate::bundle::annotations::{
     CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, MANIFESTS_LABEL, MEDIATYPE_LABEL, METADATA_LABEL,
     PACKAGE_LABEL, SEED_MEDIATYPE_LABEL,
 };
-use crate::bundle::mediatype::{self, MediaType};
+use crate::bundle::files::{BundleDir, Doc, Entry, Listing};
+use crate::bundle::mediatype::MediaType;
 use crate::bundle::property_list::{self, RawProperty};
 use crate::bundle::rules::{
     finding, ANNOTATIONS_CHANNELS_EMPTY, ANNOTATIONS_DEFAULT_CHANNEL_EMPTY,
@@ -22,7 +23,7 @@ use crate::bundle::rules::{
 use crate::diag::Diagnostic;
 use crate::encoding::gojson::{self, RawDoc};
 use crate::encoding::json::go_quote;
-use crate::encoding::stream::{decode_documents, Document};
+use crate::encoding::stream::decode_documents;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -52,32 +53,36 @@ pub const RULES: &[&str] = &[
 
 /// Whether `root` holds both `manifests/` and `metadata/` directories (the
 /// precondition of every other check).
-pub fn has_bundle_dirs(root: &Path) -> bool {
-    let (manifests, metadata) = bundle_dirs(&list_dir(root).unwrap_or_default());
+pub fn has_bundle_dirs(bundle: &BundleDir) -> bool {
+    let (manifests, metadata) = bundle_dirs(bundle.top().unwrap_or_default());
     manifests && metadata
 }
 
 /// Runs the format checks on the bundle directory `root`. When a required
 /// directory is missing, only that is reported (as upstream, which stops
 /// there).
-pub fn validate_format(root: &Path) -> Vec<Diagnostic> {
-    validate_format_with(root, None)
+pub fn validate_format(bundle: &BundleDir) -> Vec<Diagnostic> {
+    validate_format_with(bundle, None)
 }
 
 /// The format checks of a CSV-less bundle whose media type is known (from
 /// its annotations): the annotations must carry it, under the standard key or
 /// the CSV-less design's key without `.v1`.
-pub fn validate_format_as(root: &Path, media_type: MediaType) -> Vec<Diagnostic> {
-    validate_format_with(root, Some(media_type))
+pub fn validate_format_as(bundle: &BundleDir, media_type: MediaType) -> Vec<Diagnostic> {
+    validate_format_with(bundle, Some(media_type))
 }
 
-fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic> {
+fn validate_format_with(bundle: &BundleDir, known: Option<MediaType>) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
-    let entries = list_dir(root).unwrap_or_else(|message| {
-        findings.push(finding(BUNDLE_DIR_UNREADABLE, message, None));
-        Vec::new()
+    let entries = bundle.top().unwrap_or_else(|e| {
+        findings.push(finding(
+            BUNDLE_DIR_UNREADABLE,
+            io_message(bundle.root(), e),
+            None,
+        ));
+        &[]
     });
-    let (manifests, metadata) = bundle_dirs(&entries);
+    let (manifests, metadata) = bundle_dirs(entries);
     if !manifests {
         findings.push(finding(
             BUNDLE_MISSING_MANIFESTS_DIR,
@@ -96,19 +101,19 @@ fn validate_format_with(root: &Path, known: Option<MediaType>) -> Vec<Diagnostic
         return findings;
     }
 
-    let detected = match known.map_or_else(|| mediatype::detect(&root.join("manifests")), Ok) {
+    let detected = match known.map_or_else(|| bundle.detected_media_type(), Ok) {
         Ok(found) => Some(found),
-        Err(message) => {
+        Err(e) => {
             findings.push(finding(
                 BUNDLE_MEDIATYPE_UNDETECTED,
-                message,
+                e.to_string(),
                 Some("manifests".into()),
             ));
             None
         }
     };
 
-    let files = scan_metadata(&root.join("metadata"), &mut findings);
+    let files = scan_metadata(bundle.metadata(), &mut findings);
     match files.annotations {
         None => findings.push(finding(
             ANNOTATIONS_FILE_MISSING,
@@ -205,20 +210,21 @@ struct MetadataFiles {
 /// one is found, and as the dependencies file until one with at least one
 /// entry is found; a file taken as the annotations file is not also tried as
 /// the dependencies file.
-fn scan_metadata(dir: &Path, findings: &mut Vec<Diagnostic>) -> MetadataFiles {
+fn scan_metadata(listing: &Listing, findings: &mut Vec<Diagnostic>) -> MetadataFiles {
     let mut found = MetadataFiles::default();
-    let entries = list_dir(dir).unwrap_or_else(|message| {
+    let entries = listing.entries().unwrap_or_else(|e| {
         findings.push(finding(
             BUNDLE_DIR_UNREADABLE,
-            message,
+            io_message(listing.dir(), e),
             Some("metadata".into()),
         ));
-        Vec::new()
+        &[]
     });
-    for (name, _) in entries {
-        let Some(doc) = read_first_document(&dir.join(&name)) else {
+    for entry in entries {
+        let Some(doc) = read_first_document(entry) else {
             continue;
         };
+        let name = entry.name_text().into_owned();
         if found.annotations.is_none() {
             if let Some(annotations) = crate::bundle::annotations::decode_map(&doc) {
                 found.annotations = Some((name, annotations));
@@ -249,13 +255,13 @@ fn dependencies_of(doc: &RawDoc) -> Option<Vec<RawProperty>> {
 /// The first document of a file, as upstream's decoder reads it (later
 /// documents are never looked at, even when they are broken); `None` when
 /// the file cannot be read or its first document does not decode.
-fn read_first_document(path: &Path) -> Option<RawDoc> {
-    let bytes = crate::bundle::files::read_file(path).ok()?;
-    let document = match decode_documents(&bytes) {
-        Ok(documents) => documents.into_iter().next()?,
+fn read_first_document(entry: &Entry) -> Option<RawDoc> {
+    let bytes = entry.bytes().ok()?;
+    let document = match entry.documents().ok()? {
+        Ok(documents) => documents.first()?,
         Err(e) if e.index == 0 => return None,
-        Err(_) if starts_as_json(&bytes) => {
-            let mut values = serde_json::Deserializer::from_slice(&bytes)
+        Err(_) if starts_as_json(bytes) => {
+            let mut values = serde_json::Deserializer::from_slice(bytes)
                 .into_iter::<&serde_json::value::RawValue>();
             let first = values.next()?.ok()?;
             return Some(RawDoc {
@@ -263,21 +269,28 @@ fn read_first_document(path: &Path) -> Option<RawDoc> {
                 from_yaml: false,
             });
         }
-        Err(_) => decode_documents(&bytes[..first_yaml_document_end(&bytes)])
-            .ok()?
-            .into_iter()
-            .next()?,
+        Err(_) => {
+            return decode_documents(&bytes[..first_yaml_document_end(bytes)])
+                .ok()?
+                .into_iter()
+                .next()
+                .map(|document| raw_doc(&Doc::from(document)))
+        }
     };
-    Some(match document {
-        Document::Json(text) => RawDoc {
-            text: text.to_string(),
+    Some(raw_doc(document))
+}
+
+fn raw_doc(document: &Doc) -> RawDoc {
+    match document {
+        Doc::Json(text) => RawDoc {
+            text: text.clone(),
             from_yaml: false,
         },
-        Document::Yaml(value) => RawDoc {
-            text: gojson::go_marshal(&value),
+        Doc::Yaml(value) => RawDoc {
+            text: gojson::go_marshal(value),
             from_yaml: true,
         },
-    })
+    }
 }
 
 /// Whether upstream's decoder reads `bytes` as a JSON stream (a `{` is the
@@ -307,21 +320,6 @@ fn first_yaml_document_end(bytes: &[u8]) -> usize {
         start = end;
     }
     bytes.len()
-}
-
-/// A directory's entries (name, is a directory without following links), in
-/// name order as Go's `ReadDir`; `Err` is upstream's message.
-fn list_dir(dir: &Path) -> Result<Vec<(String, bool)>, String> {
-    let read = std::fs::read_dir(dir).map_err(|e| io_message(dir, &e))?;
-    let mut entries: Vec<(String, bool)> = read
-        .filter_map(Result::ok)
-        .map(|e| {
-            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-            (e.file_name().to_string_lossy().into_owned(), is_dir)
-        })
-        .collect();
-    entries.sort();
-    Ok(entries)
 }
 
 fn bundle_dirs(entries: &[(String, bool)]) -> (bool, bool) {
@@ -358,7 +356,7 @@ mod tests {
 
     fn messages(files: &[(&str, &str)]) -> Vec<String> {
         let dir = crate::testkit::tree(files);
-        validate_format(dir.path())
+        validate_format(&BundleDir::read(dir.path()))
             .into_iter()
             .map(|f| f.message)
             .collect()
@@ -399,7 +397,7 @@ mod tests {
     fn unreadable_root_is_reported() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("nope");
-        let findings = validate_format(&missing);
+        let findings = validate_format(&BundleDir::read(&missing));
         assert_eq!(findings[0].rule, BUNDLE_DIR_UNREADABLE);
         assert_eq!(
             findings[0].message,
@@ -472,7 +470,7 @@ mod tests {
             ("manifests/sub/csv.yaml", CSV),
             ("metadata/annotations.yaml", ANNOTATIONS),
         ]);
-        let findings = validate_format(dir.path());
+        let findings = validate_format(&BundleDir::read(dir.path()));
         let rules: Vec<&str> = findings.iter().map(|f| f.rule).collect();
         assert_eq!(
             rules,
@@ -583,7 +581,7 @@ mod tests {
             ("manifests/csv.yaml", CSV),
             ("metadata/zz.yaml", "annotations: {}\n"),
         ]);
-        let findings = validate_format(dir.path());
+        let findings = validate_format(&BundleDir::read(dir.path()));
         assert!(findings
             .iter()
             .all(|f| f.file() == Some("metadata/zz.yaml") && f.severity == Severity::Error));
@@ -619,7 +617,7 @@ mod tests {
                 "{rule}: no invalid case"
             );
             for case in &cases {
-                let findings = validate_format(case);
+                let findings = validate_format(&BundleDir::read(case));
                 if name(case).starts_with("invalid-") {
                     assert!(
                         findings.iter().any(|f| f.rule == *rule),

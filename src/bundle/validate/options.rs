@@ -25,16 +25,11 @@ impl Optional {
 
     /// Parses a comma-separated list (items trimmed, empty items ignored);
     /// an unknown name is an error naming it and the valid names.
-    pub fn parse_list(value: &str) -> Result<Vec<Optional>, String> {
+    pub fn parse_list(value: &str) -> Result<Vec<Optional>, UnknownOptional> {
         let mut selected = Vec::new();
         for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let Some(found) = Optional::ALL.iter().find(|o| o.name() == item) else {
-                let names: Vec<&str> = Optional::ALL.iter().map(|o| o.name()).collect();
-                return Err(format!(
-                    "invalid optional validator {}: must be one or more of [{}]",
-                    crate::encoding::json::go_quote(item),
-                    names.join(", ")
-                ));
+                return Err(UnknownOptional(item.to_string()));
             };
             if !selected.contains(found) {
                 selected.push(*found);
@@ -43,6 +38,15 @@ impl Optional {
         Ok(selected)
     }
 }
+
+/// An optional validator name that is not one of [`Optional::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid optional validator {}: must be one or more of [{}]",
+    crate::encoding::json::go_quote(.0),
+    Optional::ALL.map(Optional::name).join(", ")
+)]
+pub struct UnknownOptional(pub String);
 
 /// What to run besides the default checks.
 #[derive(Debug, Clone, Default)]

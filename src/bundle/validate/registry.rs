@@ -113,9 +113,9 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
         api(BUNDLE_CRD_NOT_OWNED, Level::Warning, key, text);
     }
 
-    let unreadable = |e: String, what: &str| {
+    let unreadable = |e: crate::bundle::CsvError, what: &str| {
         let text = format!("error getting bundle CSV {what}");
-        message::api(Level::Error, "", Some(&e), &text)
+        message::api(Level::Error, "", Some(&e.to_string()), &text)
     };
     if let Err(e) = csv_version(csv) {
         push(BUNDLE_CSV_VERSION_INVALID, unreadable(e, "version"));
