@@ -170,9 +170,11 @@ fn bundle_build_alpha_spelling_is_the_same_command() {
 fn bundle_build_failing_tool_reports_upstreams_error_and_restores_files() {
     let docker = FakeDocker::new(3);
     fails_unchanged(
-        manifests().env("PATH", &docker.path()).args(build_args(&[])),
+        manifests()
+            .env("PATH", &docker.path())
+            .args(build_args(&[])),
         &[&format!(
-            "Error: Failed to exec []string{{\"docker\", \"build\", \"-f\", \"bundle.Dockerfile\", \"-t\", \"{TAG}\", \".\"}}: exit status 3"
+            "Error: Failed to exec \"docker build -f bundle.Dockerfile -t {TAG} .\": exit status 3"
         )],
     );
     // The tool saw the generated Dockerfile: files were in place during the build.
@@ -193,11 +195,11 @@ fn bundle_build_missing_tool_is_an_exec_error() {
     for (builder, argv) in [
         (
             "docker",
-            "[]string{\"docker\", \"build\", \"-f\", \"bundle.Dockerfile\", \"-t\", \"quay.io/example/etcd-bundle:v1\", \".\"}",
+            "docker build -f bundle.Dockerfile -t quay.io/example/etcd-bundle:v1 .",
         ),
         (
             "buildah",
-            "[]string{\"buildah\", \"bud\", \"--format=docker\", \"-f\", \"bundle.Dockerfile\", \"-t\", \"quay.io/example/etcd-bundle:v1\", \".\"}",
+            "buildah bud --format=docker -f bundle.Dockerfile -t quay.io/example/etcd-bundle:v1 .",
         ),
     ] {
         fails_unchanged(
@@ -205,7 +207,7 @@ fn bundle_build_missing_tool_is_an_exec_error() {
                 .env("PATH", &empty.path().display().to_string())
                 .args(build_args(&["-b", builder])),
             &[&format!(
-                "Error: Failed to exec {argv}: exec: \"{builder}\": executable file not found in $PATH"
+                "Error: Failed to exec \"{argv}\": exec: \"{builder}\": executable file not found in $PATH"
             )],
         );
     }

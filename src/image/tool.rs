@@ -1,7 +1,7 @@
 //! Building an image with a container tool (`docker`, `podman`, `buildah`)
 //! from `bundle.Dockerfile`, with upstream's exact command lines. The tool
-//! inherits stdout and stderr; its failures are reported in upstream's words
-//! (`Failed to exec []string{…}: exit status N`).
+//! inherits stdout and stderr; a failure names the command line as a shell
+//! would take it (`Failed to exec "docker build … .": exit status N`).
 
 use crate::encoding::json::go_quote;
 use std::path::Path;
@@ -49,10 +49,11 @@ impl ContainerTool {
     }
 }
 
-/// A command that could not be run or did not succeed; `Display` is
-/// upstream's message.
+/// A command that could not be run or did not succeed. `Display` starts as
+/// upstream's message does, but shows the command line as a shell would take
+/// it, where upstream prints Go's `[]string{"docker", "build", …}`.
 #[derive(Debug, thiserror::Error)]
-#[error("Failed to exec {}: {reason}", go_string_slice(.argv))]
+#[error("Failed to exec \"{}\": {reason}", shell_line(.argv))]
 pub struct ExecError {
     pub argv: Vec<String>,
     /// Go's wording: `exit status N`, `signal: killed`,
@@ -145,10 +146,21 @@ fn exit_reason(status: std::process::ExitStatus) -> String {
     status.to_string()
 }
 
-/// A `[]string` as Go's `%#v` prints it: `[]string{"a", "b"}`.
-fn go_string_slice(items: &[String]) -> String {
-    let quoted: Vec<String> = items.iter().map(|item| go_quote(item)).collect();
-    format!("[]string{{{}}}", quoted.join(", "))
+/// `argv` as one shell command line: words of only safe characters as they
+/// are, the others in single quotes (a `'` inside written `'\''`).
+fn shell_line(argv: &[String]) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    let words: Vec<String> = argv
+        .iter()
+        .map(|word| {
+            if !word.is_empty() && word.chars().all(safe) {
+                word.clone()
+            } else {
+                format!("'{}'", word.replace('\'', "'\\''"))
+            }
+        })
+        .collect();
+    words.join(" ")
 }
 
 #[cfg(test)]
@@ -186,7 +198,15 @@ mod tests {
         };
         assert_eq!(
             error.to_string(),
-            r#"Failed to exec []string{"docker", "build", "-f", "bundle.Dockerfile", "-t", "a\"b", "."}: exit status 3"#
+            r#"Failed to exec "docker build -f bundle.Dockerfile -t 'a"b' .": exit status 3"#
+        );
+        let odd = ExecError {
+            argv: vec!["podman".into(), "it's".into(), String::new(), "a b".into()],
+            reason: "signal: killed".to_string(),
+        };
+        assert_eq!(
+            odd.to_string(),
+            r#"Failed to exec "podman 'it'\''s' '' 'a b'": signal: killed"#
         );
         let missing = run(
             &["opm-test-no-such-tool".to_string()],
