@@ -10,7 +10,7 @@
 //! settings and `preserveUnknownFields`. Pure: a document in, findings out.
 
 mod schema;
-use super::message::{self, Bad, FieldError, Level};
+use super::message::{self, Bad, FieldError};
 use super::object_meta::validate_object_meta;
 use super::shape;
 use crate::bundle::rules::{
@@ -93,12 +93,7 @@ pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Diagnostic>
         }
         push(
             rule,
-            message::api(
-                Level::Error,
-                &error.path,
-                Some(&error.bad_value()),
-                &error.message(),
-            ),
+            message::api(&error.path, Some(&error.bad_value()), &error.message()),
         );
     }
 }

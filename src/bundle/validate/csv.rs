@@ -7,7 +7,7 @@
 //! Pure: a decoded document in, findings out.
 
 mod schema;
-use super::message::{self, Level};
+use super::message;
 use super::shape;
 use crate::bundle::rules::{
     finding, CSV_ANNOTATION_WRONG_CASE, CSV_API_WITHOUT_EXAMPLE, CSV_CONVERSION_FAILED,
@@ -69,7 +69,7 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     if let Err(e) = csv_name_format(name) {
         push(
             CSV_NAME_INVALID,
-            message::csv(Level::Error, name, &format!("metadata.name {e}")),
+            message::csv(name, &format!("metadata.name {e}")),
         );
     }
     let replaces = text(csv, &["spec", "replaces"]);
@@ -77,11 +77,11 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
         if let Err(e) = csv_name_format(replaces) {
             push(
                 CSV_REPLACES_INVALID,
-                message::csv(Level::Error, name, &format!("spec.replaces {e}")),
+                message::csv(name, &format!("spec.replaces {e}")),
             );
         }
     }
-    for (rule, _, msg) in examples(csv, name) {
+    for (rule, msg) in examples(csv, name) {
         push(rule, msg);
     }
     for msg in install_modes(csv, name) {
@@ -91,13 +91,12 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     if min_kube.trim().is_empty() {
         push(
             CSV_MIN_KUBE_VERSION_MISSING,
-            message::csv(Level::Warning, name, MIN_KUBE_VERSION_WARNING),
+            message::csv(name, MIN_KUBE_VERSION_WARNING),
         );
     } else if Version::parse(min_kube).is_err() {
         push(
             CSV_MIN_KUBE_VERSION_INVALID,
             message::csv(
-                Level::Error,
                 name,
                 &format!("csv.Spec.MinKubeVersion has an invalid value: {min_kube}"),
             ),
@@ -118,13 +117,13 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     {
         push(
             CSV_TYPE_META_MISSING,
-            message::csv(Level::Error, name, "'apiVersion' is missing"),
+            message::csv(name, "'apiVersion' is missing"),
         );
     }
     if text(csv, &["kind"]).is_empty() {
         push(
             CSV_TYPE_META_MISSING,
-            message::csv(Level::Error, name, "'kind' is missing"),
+            message::csv(name, "'kind' is missing"),
         );
     }
 }
@@ -178,7 +177,7 @@ fn csv_name_format(name: &str) -> Result<(), String> {
     }
 }
 
-type Found = (&'static str, Level, String);
+type Found = (&'static str, String);
 
 /// The example annotations (`alm-examples`, else `olm.examples`) against the
 /// owned APIs.
@@ -189,8 +188,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
     if raw_annotations.is_none_or(Map::is_empty) {
         found.push((
             CSV_EXAMPLES_MISSING,
-            Level::Warning,
-            message::csv(Level::Warning, name, "annotations not found"),
+            message::csv(name, "annotations not found"),
         ));
         return found;
     }
@@ -199,8 +197,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
         (None, None) => {
             found.push((
                 CSV_EXAMPLES_MISSING,
-                Level::Warning,
-                message::csv(Level::Warning, name, "example annotations not found"),
+                message::csv(name, "example annotations not found"),
             ));
             return found;
         }
@@ -208,9 +205,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
             if olm.is_some() {
                 found.push((
                     CSV_EXAMPLES_MISSING,
-                    Level::Warning,
                     message::csv(
-                        Level::Warning,
                         name,
                         "both `alm-examples` and `olm.examples` are present. Checking only `alm-examples`",
                     ),
@@ -223,8 +218,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
     if let Err(e) = json_syntax(text) {
         found.push((
             CSV_EXAMPLES_INVALID,
-            Level::Error,
-            message::api(Level::Error, "", Some(&e), "invalid example"),
+            message::api("", Some(&e), "invalid example"),
         ));
         return found;
     }
@@ -233,13 +227,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
         Err(e) => {
             found.push((
                 CSV_EXAMPLES_INVALID,
-                Level::Error,
-                message::api(
-                    Level::Error,
-                    "",
-                    Some(&e),
-                    "error decoding example CustomResource",
-                ),
+                message::api("", Some(&e), "error decoding example CustomResource"),
             ));
             return found;
         }
@@ -250,9 +238,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
         let Some((_, group)) = crd_name.split_once('.') else {
             found.push((
                 CSV_OWNED_CRD_NAME_INVALID,
-                Level::Error,
                 message::api(
-                    Level::Error,
                     "",
                     None,
                     &format!("couldn't parse plural.group from crd name: {crd_name}"),
@@ -276,9 +262,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
     for example in parsed.difference(&provided) {
         found.push((
             CSV_EXAMPLE_API_NOT_PROVIDED,
-            Level::Error,
             message::api(
-                Level::Error,
                 "",
                 Some(&example.to_string()),
                 "example must have a provided API",
@@ -288,9 +272,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
     for api in provided.difference(&parsed) {
         found.push((
             CSV_API_WITHOUT_EXAMPLE,
-            Level::Warning,
             message::api(
-                Level::Warning,
                 "",
                 Some(&api.to_string()),
                 "provided API should have an example annotation",
@@ -415,7 +397,7 @@ fn install_modes(csv: &Value, name: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let modes = list(csv, &["spec", "installModes"]);
     if modes.is_empty() {
-        errs.push(message::csv(Level::Error, name, "install modes not found"));
+        errs.push(message::csv(name, "install modes not found"));
         return errs;
     }
     let supported = |m: &Value| m.get("supported").and_then(Value::as_bool) == Some(true);
@@ -431,7 +413,6 @@ fn install_modes(csv: &Value, name: &str) -> Vec<String> {
             });
             if !only_all {
                 errs.push(message::csv(
-                    Level::Error,
                     name,
                     "only AllNamespaces InstallModeType is supported when conversionCRDs is present",
                 ));
@@ -439,11 +420,7 @@ fn install_modes(csv: &Value, name: &str) -> Vec<String> {
         }
     }
     if !modes.iter().any(supported) {
-        errs.push(message::csv(
-            Level::Error,
-            name,
-            "none of InstallModeTypes are supported",
-        ));
+        errs.push(message::csv(name, "none of InstallModeTypes are supported"));
     }
     errs
 }
@@ -465,9 +442,8 @@ fn is_empty(v: Option<&Value>) -> bool {
 /// `omitempty` must not be zero. Only these are such fields in the CSV type.
 fn required_fields(csv: &Value) -> Vec<String> {
     let mut errs = Vec::new();
-    let missing = |field: &str, what: &str| {
-        message::api(Level::Error, field, Some(what), "required field missing")
-    };
+    let missing =
+        |field: &str, what: &str| message::api(field, Some(what), "required field missing");
     if is_empty(csv.get("apiVersion")) && is_empty(csv.get("kind")) {
         errs.push(missing("TypeMeta", "struct"));
     }
@@ -519,7 +495,6 @@ fn annotation_case(csv: &Value, name: &str) -> Vec<String> {
         {
             if key != *correct {
                 errs.push(message::api(
-                    Level::Error,
                     "",
                     Some(name),
                     &format!(

@@ -6,7 +6,7 @@
 //! as upstream does, to replace the standard category list.
 
 use super::csv::{annotations, list, strings, text};
-use super::message::{self, Level};
+use super::message;
 use crate::bundle::rules::{finding, OPERATORHUB_CSV_INVALID, OPERATORHUB_ICON_MISSING};
 use crate::diag::Diagnostic;
 use crate::encoding::json::go_quote;
@@ -124,7 +124,7 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     for detail in errors {
         out.push(finding(
             OPERATORHUB_CSV_INVALID,
-            message::csv(Level::Error, name, &detail),
+            message::csv(name, &detail),
             Some(file.to_string()),
         ));
     }
@@ -132,7 +132,6 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
         out.push(finding(
             OPERATORHUB_CSV_INVALID,
             message::api(
-                Level::Error,
                 "",
                 Some(name),
                 &format!(
@@ -145,7 +144,7 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     if icon_missing {
         out.push(finding(
             OPERATORHUB_ICON_MISSING,
-            message::csv(Level::Warning, name, "csv.Spec.Icon not specified"),
+            message::csv(name, "csv.Spec.Icon not specified"),
             Some(file.to_string()),
         ));
     }
