@@ -17,6 +17,8 @@ use crate::bundle::rules::{
     CSV_TYPE_META_MISSING,
 };
 use crate::diag::Diagnostic;
+use crate::encoding::gojson::{go_marshal, GoJsonError, Target};
+use crate::encoding::json::go_quote;
 use crate::model::dns::{dns1123_subdomain_errors, label_value_errors};
 use crate::semver::Version;
 use schema::CSV;
@@ -62,7 +64,7 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
         out.push(finding(rule, message, Some(file.to_string())));
     };
     if let Err(e) = shape::unstructured(csv, &CSV) {
-        push(CSV_CONVERSION_FAILED, e);
+        push(CSV_CONVERSION_FAILED, e.to_string());
         return;
     }
     let name = text(csv, &["metadata", "name"]);
@@ -162,19 +164,42 @@ pub(crate) fn annotations(csv: &Value) -> Vec<(&str, &str)> {
         .unwrap_or_default()
 }
 
+/// A CSV name (or `spec.replaces`) that breaks the name rules, with every
+/// rule it breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} is invalid: {}", go_quote(.name), .problems.join(","))]
+struct NameError {
+    name: String,
+    problems: Vec<String>,
+}
+
 /// The CSV name rules: a DNS-1123 subdomain that is also a valid label value.
-fn csv_name_format(name: &str) -> Result<(), String> {
+fn csv_name_format(name: &str) -> Result<(), NameError> {
     let mut problems = dns1123_subdomain_errors(name);
     problems.extend(label_value_errors(name));
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "{} is invalid: {}",
-            crate::encoding::json::go_quote(name),
-            problems.join(",")
-        ))
+        Err(NameError {
+            name: name.to_string(),
+            problems,
+        })
     }
+}
+
+/// Why the example annotation does not give a list of examples.
+#[derive(Debug, thiserror::Error)]
+enum ExampleError {
+    /// Not JSON: the validator's rendering of Go's syntax error, with how
+    /// many bytes were read and the text up to them.
+    #[error("invalid character at {offset}\n {read}<--(see the invalid character)")]
+    Syntax { offset: usize, read: String },
+    /// JSON of another shape than a list of objects.
+    #[error(transparent)]
+    Json(#[from] GoJsonError),
+    /// An example without a kind.
+    #[error("Object 'Kind' is missing in '{}'", go_marshal(.0))]
+    KindMissing(Value),
 }
 
 type Found = (&'static str, String);
@@ -218,7 +243,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
     if let Err(e) = json_syntax(text) {
         found.push((
             CSV_EXAMPLES_INVALID,
-            message::api("", Some(&e), "invalid example"),
+            message::api("", Some(&e.to_string()), "invalid example"),
         ));
         return found;
     }
@@ -227,7 +252,11 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
         Err(e) => {
             found.push((
                 CSV_EXAMPLES_INVALID,
-                message::api("", Some(&e), "error decoding example CustomResource"),
+                message::api(
+                    "",
+                    Some(&e.to_string()),
+                    "error decoding example CustomResource",
+                ),
             ));
             return found;
         }
@@ -320,7 +349,7 @@ impl std::fmt::Display for Gvk {
 
 /// Go's `json.Unmarshal` syntax check of the examples text, with the
 /// validator's rendering of the failure point.
-fn json_syntax(text: &str) -> Result<(), String> {
+fn json_syntax(text: &str) -> Result<(), ExampleError> {
     if text.is_empty() {
         return Ok(());
     }
@@ -342,28 +371,26 @@ fn json_syntax(text: &str) -> Result<(), String> {
     while !text.is_char_boundary(end) {
         end += 1;
     }
-    Err(format!(
-        "invalid character at {offset}\n {}<--(see the invalid character)",
-        &text[..end]
-    ))
+    Err(ExampleError::Syntax {
+        offset,
+        read: text[..end].to_string(),
+    })
 }
 
 /// The group/version/kinds of the examples, which must be a list of objects
 /// that each carry a kind.
-fn example_gvks(text: &str) -> Result<BTreeSet<Gvk>, String> {
+fn example_gvks(text: &str) -> Result<BTreeSet<Gvk>, ExampleError> {
     let mut set = BTreeSet::new();
     if text.trim().is_empty() {
         return Ok(set);
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let value: Value = serde_json::from_str(text).map_err(GoJsonError::from)?;
     let items = match value {
         Value::Array(items) => items,
         Value::Null => return Ok(set),
         other => {
-            return Err(format!(
-                "json: cannot unmarshal {} into Go value of type []unstructured.Unstructured",
-                crate::encoding::json::type_name(&other)
-            ))
+            let target = Target::value("[]unstructured.Unstructured");
+            return Err(GoJsonError::mismatch(&other, target).into());
         }
     };
     for item in items {
@@ -371,17 +398,12 @@ fn example_gvks(text: &str) -> Result<BTreeSet<Gvk>, String> {
             if item.is_null() {
                 continue;
             }
-            return Err(format!(
-                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                crate::encoding::json::type_name(&item)
-            ));
+            let target = Target::value("map[string]interface {}");
+            return Err(GoJsonError::mismatch(&item, target).into());
         };
         let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
         if kind.is_empty() {
-            return Err(format!(
-                "Object 'Kind' is missing in '{}'",
-                crate::encoding::gojson::go_marshal(&item)
-            ));
+            return Err(ExampleError::KindMissing(item));
         }
         let api_version = map
             .get("apiVersion")

@@ -79,7 +79,7 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
         if let Err(e) = shape::go_json(crds, &CSV_CRDS, false) {
             push(
                 BUNDLE_CSV_UNREADABLE,
-                message::api("", Some(&e), "error getting CSV CRDs"),
+                message::api("", Some(&e.to_string()), "error getting CSV CRDs"),
             );
             return;
         }
@@ -179,7 +179,7 @@ const CSV_CRDS: Ty = Ty::Struct(
 /// Whether the bundle's CSV and CRDs decode as the registry reads them.
 fn readable(csv: &Value, objects: &[Object<'_>]) -> Result<(), String> {
     // The registry re-encodes decoded objects as JSON: no YAML leniency.
-    shape::go_json(csv, &REGISTRY_CSV, false)?;
+    shape::go_json(csv, &REGISTRY_CSV, false).map_err(|e| e.to_string())?;
     for object in objects {
         if object.value.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
             continue;

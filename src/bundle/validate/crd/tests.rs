@@ -69,6 +69,11 @@ fn unsupported_and_decode() {
             errors(&crd),
             vec!["error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field CustomResourceDefinitionSpec.spec.versions of type []v1.CustomResourceDefinitionVersion"]
         );
+    // A JSON document has no YAML front end, nor its prefix.
+    assert_eq!(
+        decode(&crd, CrdVersion::V1, false).unwrap_err().to_string(),
+        "json: cannot unmarshal string into Go struct field CustomResourceDefinitionSpec.spec.versions of type []v1.CustomResourceDefinitionVersion"
+    );
 }
 
 #[test]

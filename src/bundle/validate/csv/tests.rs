@@ -130,3 +130,49 @@ fn install_modes_with_conversion_webhooks() {
             vec!["(etcdoperator.v0.9.4) only AllNamespaces InstallModeType is supported when conversionCRDs is present"]
         );
 }
+
+#[test]
+fn release_conversion() {
+    let mut csv = base();
+    csv["spec"]["release"] = json!(true);
+    assert_eq!(
+        errors(&csv),
+        vec!["release field must be a string or number"]
+    );
+    csv["spec"]["release"] = json!("01");
+    assert_eq!(errors(&csv), vec!["invalid release \"01\": segment 0: Numeric PreRelease version must not contain leading zeroes \"01\""]);
+    csv["spec"]["release"] = json!(2);
+    assert!(errors(&csv).is_empty());
+}
+
+#[test]
+fn examples_of_the_wrong_shape() {
+    let mut csv = base();
+    for (examples, want) in [
+        (
+            "{}",
+            "Value json: cannot unmarshal object into Go value of type []unstructured.Unstructured: error decoding example CustomResource",
+        ),
+        (
+            "[1]",
+            "Value json: cannot unmarshal number into Go value of type map[string]interface {}: error decoding example CustomResource",
+        ),
+        (
+            "[{\"apiVersion\": \"x.io/v1\", \"a\": \"<\"}]",
+            "Value Object 'Kind' is missing in '{\"a\":\"\\u003c\",\"apiVersion\":\"x.io/v1\"}': error decoding example CustomResource",
+        ),
+    ] {
+        csv["metadata"]["annotations"]["alm-examples"] = json!(examples);
+        assert_eq!(errors(&csv), vec![want], "{examples}");
+    }
+}
+
+#[test]
+fn name_error_text() {
+    let e = csv_name_format("-x").unwrap_err();
+    assert_eq!(e.problems.len(), 2);
+    assert_eq!(
+        e.to_string(),
+        format!("\"-x\" is invalid: {}", e.problems.join(","))
+    );
+}
