@@ -41,6 +41,49 @@ Error: Bundle validation errors: 2 errors
     );
 }
 
+/// A CSV finding reads `FILE:LINE:COL: severity[rule]: (csv) detail`: the
+/// severity is shown once, by the report, with no level word (`Error:`,
+/// `Warning:`) or empty `Value :` after the rule, as upstream's message has.
+#[test]
+fn bundle_validate_csv_findings_carry_no_level_word() {
+    let csv = "bundle/manifests/widget-operator.clusterserviceversion.yaml";
+    for (case, expected) in [
+        (
+            "csv-install-modes-invalid/invalid-missing",
+            format!(
+                "{csv}:1:1: error[csv-install-modes-invalid]: (widget-operator.v1.0.0) install modes not found\n\
+                 Error: Bundle validation errors: 1 error\n"
+            ),
+        ),
+        (
+            "csv-min-kube-version-missing/invalid-absent",
+            format!(
+                "{csv}:1:1: warning[csv-min-kube-version-missing]: (widget-operator.v1.0.0) csv.Spec.minKubeVersion is not informed. It is recommended you provide this information. Otherwise, it would mean that your operator project can be distributed and installed in any cluster version available, which is not necessarily the case for all projects.\n{SUCCESS}"
+            ),
+        ),
+        (
+            "csv-owned-crd-name-invalid/invalid-no-dot",
+            format!(
+                "{csv}:30:3: error[csv-owned-crd-name-invalid]: couldn't parse plural.group from crd name: widgets\n"
+            ),
+        ),
+    ] {
+        let out = Test::new()
+            .copy(&format!("testdata/rules/{case}"), "bundle")
+            .args(["bundle", "validate", "bundle"])
+            .run();
+        assert!(out.stderr.starts_with(&expected), "{case}: {}", out.stderr);
+        for line in out.stderr.lines() {
+            for word in ["Error:", "Warning:"] {
+                assert!(
+                    !line.contains(&format!("]: {word}")),
+                    "{case}: level word after the rule: {line}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn bundle_validate_missing_directories_report_nothing_else() {
     let out = Test::new()

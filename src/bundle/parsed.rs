@@ -181,7 +181,7 @@ impl ParsedBundle {
     pub fn template_fields(&self) -> Result<TemplateFields, BundleDirError> {
         let version = match self.properties.iter().find(|p| p.kind == "olm.package") {
             Some(p) => gojson::decode_strings(p.value.as_deref(), &property_list::PACKAGE)
-                .map_err(|e| BundleDirError::PackageProperty(JsonTypeError(e)))?
+                .map_err(|e| BundleDirError::PackageProperty(JsonTypeError(e.to_string())))?
                 .swap_remove(1),
             None => String::new(),
         };

@@ -73,7 +73,7 @@ pub(crate) fn property_list(
                         match string_field(&raw, coerce, &format!("{short}.type")) {
                             Ok(Some(s)) => prop.kind = s,
                             Ok(None) => {}
-                            Err(e) => note(e, &mut first_error),
+                            Err(e) => note(e.to_string(), &mut first_error),
                         }
                     } else if key.eq_ignore_ascii_case("value") {
                         prop.value = Some(raw.get().to_string());
@@ -167,7 +167,7 @@ mod tests {
             ),
         ];
         for (raw, want) in cases {
-            let got = decode_strings(*raw, &GVK);
+            let got = decode_strings(*raw, &GVK).map_err(|e| e.to_string());
             let want = want
                 .clone()
                 .map(|v| v.into_iter().map(str::to_string).collect::<Vec<_>>())

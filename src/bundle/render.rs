@@ -51,7 +51,7 @@ fn decode_fields(
     gojson::decode_strings(p.value.as_deref(), st).map_err(|e| CsvError::Property {
         index,
         kind: p.kind.clone(),
-        source: JsonTypeError(e),
+        source: JsonTypeError(e.to_string()),
     })
 }
 

@@ -36,6 +36,70 @@ pub(crate) fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
     map.iter().rfind(|(k, _)| folds_to(k, name)).map(|(_, v)| v)
 }
 
+/// Why Go's `encoding/json` refuses a document, in its words.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum GoJsonError {
+    /// A value of another JSON type than its target's (Go's
+    /// `UnmarshalTypeError`).
+    #[error("json: cannot unmarshal {json_type} into {target}")]
+    Type {
+        json_type: &'static str,
+        target: Target,
+    },
+    /// No text at all (a nil raw message).
+    #[error("unexpected end of JSON input")]
+    UnexpectedEnd,
+    /// Text that is not JSON.
+    #[error(transparent)]
+    Syntax(#[from] serde_json::Error),
+}
+
+impl GoJsonError {
+    /// `value`, of another type than `target`'s.
+    pub(crate) fn mismatch(value: &Value, target: Target) -> GoJsonError {
+        GoJsonError::Type {
+            json_type: super::json::type_name(value),
+            target,
+        }
+    }
+}
+
+/// Where Go's decoder was putting a value, as its type errors name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// The whole document: `Go value of type <go_type>`.
+    Value { go_type: String },
+    /// A struct field: `Go struct field <path> of type <go_type>`, the path
+    /// starting with the innermost struct's short name (`GVK.group`).
+    Field { path: String, go_type: String },
+}
+
+impl Target {
+    pub(crate) fn value(go_type: impl Into<String>) -> Target {
+        Target::Value {
+            go_type: go_type.into(),
+        }
+    }
+
+    pub(crate) fn field(path: impl Into<String>, go_type: impl Into<String>) -> Target {
+        Target::Field {
+            path: path.into(),
+            go_type: go_type.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Value { go_type } => write!(f, "Go value of type {go_type}"),
+            Target::Field { path, go_type } => {
+                write!(f, "Go struct field {path} of type {go_type}")
+            }
+        }
+    }
+}
+
 pub(crate) fn type_error(v: &Value, target: &str) -> String {
     format!(
         "json: cannot unmarshal {} into {target}",
@@ -136,15 +200,15 @@ pub(crate) fn string_field(
     raw: &RawValue,
     coerce: bool,
     target: &str,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, GoJsonError> {
     match parse(raw) {
         Value::String(s) => Ok(Some(s)),
         Value::Null => Ok(None),
         Value::Bool(b) if coerce => Ok(Some(b.to_string())),
         Value::Number(n) if coerce => Ok(Some(yaml_number_as_string(n.as_str()))),
-        other => Err(type_error(
+        other => Err(GoJsonError::mismatch(
             &other,
-            &format!("Go struct field {target} of type string"),
+            Target::field(target, "string"),
         )),
     }
 }
@@ -247,27 +311,23 @@ pub(crate) struct GoStruct {
 /// Strictly decodes a property value (raw text, or `None` for a nil value)
 /// into a struct of string fields, as `json.Unmarshal` does (the first error
 /// is returned; upstream fails on it).
-pub(crate) fn decode_strings(raw: Option<&str>, st: &GoStruct) -> Result<Vec<String>, String> {
-    let Some(text) = raw else {
-        return Err("unexpected end of JSON input".into());
-    };
-    let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+pub(crate) fn decode_strings(raw: Option<&str>, st: &GoStruct) -> Result<Vec<String>, GoJsonError> {
+    let text = raw.ok_or(GoJsonError::UnexpectedEnd)?;
+    let v: Value = serde_json::from_str(text)?;
     let short = st.name.rsplit('.').next().unwrap_or(st.name);
     let mut out = vec![String::new(); st.fields.len()];
     match &v {
         Value::Null => return Ok(out),
         Value::Object(_) => {}
-        other => return Err(type_error(other, &format!("Go value of type {}", st.name))),
+        other => return Err(GoJsonError::mismatch(other, Target::value(st.name))),
     }
     for (i, name) in st.fields.iter().enumerate() {
         match field(&v, name) {
             Some(Value::String(s)) => out[i] = s.clone(),
             Some(Value::Null) | None => {}
             Some(other) => {
-                return Err(type_error(
-                    other,
-                    &format!("Go struct field {short}.{name} of type string"),
-                ));
+                let target = Target::field(format!("{short}.{name}"), "string");
+                return Err(GoJsonError::mismatch(other, target));
             }
         }
     }
@@ -292,6 +352,29 @@ mod tests {
         ];
         for (f, strconv, want) in cases {
             assert_eq!(format_g_shortest(*f, *strconv), *want, "{f}");
+        }
+    }
+
+    #[test]
+    fn decode_strings_errors() {
+        const ST: GoStruct = GoStruct {
+            name: "property.GVK",
+            fields: &["group"],
+        };
+        for (raw, want) in [
+            (None, "unexpected end of JSON input"),
+            (Some("{"), "EOF while parsing an object at line 1 column 1"),
+            (
+                Some("[]"),
+                "json: cannot unmarshal array into Go value of type property.GVK",
+            ),
+            (
+                Some(r#"{"Group": true}"#),
+                "json: cannot unmarshal bool into Go struct field GVK.group of type string",
+            ),
+        ] {
+            let got = decode_strings(raw, &ST).unwrap_err();
+            assert_eq!(got.to_string(), want, "{raw:?}");
         }
     }
 
@@ -321,7 +404,7 @@ mod tests {
         ];
         for (text, coerce, want) in cases {
             let raw = RawValue::from_string(text.to_string()).unwrap();
-            let got = string_field(&raw, *coerce, "P.type");
+            let got = string_field(&raw, *coerce, "P.type").map_err(|e| e.to_string());
             let want = want.map(|o| o.map(str::to_string)).map_err(str::to_string);
             assert_eq!(got, want, "{text}");
         }

@@ -5,7 +5,7 @@
 //! SecurityContextConstraints; creating PodDisruptionBudgets is a warning.
 
 use super::csv::strings;
-use super::message::{self, Level};
+use super::message;
 use super::registry::Object;
 use crate::bundle::rules::{
     finding, OBJECT_PDB_BLOCKS_EVICTION, OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
@@ -49,7 +49,7 @@ pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
             compact(&json!({"kind": kind, "name": name}))
         };
         let problem = |rule, text: &str| {
-            let message = message::api(Level::Error, "", Some(&subject()), text);
+            let message = message::api("", Some(&subject()), text);
             finding(rule, message, file.clone())
         };
         match kind {
@@ -98,6 +98,12 @@ fn contains_any(list: &[&str], items: &[&str]) -> bool {
     list.iter().any(|s| items.contains(s))
 }
 
+const PDB_RBAC_WARNING: &str = "RBAC includes permission to create/update \
+     poddisruptionbudgets, which could impact cluster stability";
+
+const SCC_RBAC_ERROR: &str = "RBAC includes permission to modify default \
+     securitycontextconstraints, which could impact cluster stability";
+
 fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
     for rule in rules {
         if contains_any(&strings(rule, &["apiGroups"]), &["policy"])
@@ -107,12 +113,8 @@ fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
                 &["*", "create", "update", "patch"],
             )
         {
-            out.push(finding(OBJECT_RBAC_MANAGES_PDB, message::api(
-                    Level::Warning,
-                    "",
-                    Some("RBAC includes permission to create/update poddisruptionbudgets, which could impact cluster stability"),
-                    &compact(rule),
-                ), file.clone()));
+            let message = message::api("", Some(PDB_RBAC_WARNING), &compact(rule));
+            out.push(finding(OBJECT_RBAC_MANAGES_PDB, message, file.clone()));
         }
     }
     for rule in rules {
@@ -129,12 +131,7 @@ fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
         {
             out.push(finding(
                 OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
-                message::api(
-                    Level::Error,
-                    "",
-                    Some(&compact(rule)),
-                    "RBAC includes permission to modify default securitycontextconstraints, which could impact cluster stability",
-                ),
+                message::api("", Some(&compact(rule)), SCC_RBAC_ERROR),
                 file.clone(),
             ));
         }

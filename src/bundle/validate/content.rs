@@ -143,7 +143,7 @@ pub fn validate_content(bundle: &BundleDir, options: &Options) -> Vec<Diagnostic
                     if let Err(message) = object_meta::kubectlable(doc) {
                         findings.push(finding(
                             OBJECT_METADATA_INVALID,
-                            message,
+                            message.to_string(),
                             Some(file.clone()),
                         ));
                     }

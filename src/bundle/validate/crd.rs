@@ -10,7 +10,7 @@
 //! settings and `preserveUnknownFields`. Pure: a document in, findings out.
 
 mod schema;
-use super::message::{self, Bad, FieldError, Level};
+use super::message::{self, Bad, FieldError};
 use super::object_meta::validate_object_meta;
 use super::shape;
 use crate::bundle::rules::{
@@ -81,7 +81,7 @@ pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Diagnostic>
         }
     };
     if let Err(e) = decode(doc, version, from_yaml) {
-        push(CRD_DECODE_FAILED, e);
+        push(CRD_DECODE_FAILED, e.to_string());
         return;
     }
     if version == CrdVersion::V1beta1 {
@@ -93,12 +93,7 @@ pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Diagnostic>
         }
         push(
             rule,
-            message::api(
-                Level::Error,
-                &error.path,
-                Some(&error.bad_value()),
-                &error.message(),
-            ),
+            message::api(&error.path, Some(&error.bad_value()), &error.message()),
         );
     }
 }
@@ -106,18 +101,29 @@ pub fn check(doc: &Value, from_yaml: bool, file: &str, out: &mut Vec<Diagnostic>
 /// The typed decoding upstream performs (Go `encoding/json` rules; YAML
 /// documents go through the YAML front end first, whose prefix the message
 /// keeps).
-pub(crate) fn decode(doc: &Value, version: CrdVersion, from_yaml: bool) -> Result<(), String> {
+pub(crate) fn decode(
+    doc: &Value,
+    version: CrdVersion,
+    from_yaml: bool,
+) -> Result<(), CrdDecodeError> {
     let ty = match version {
         CrdVersion::V1 => &CRD_V1,
         CrdVersion::V1beta1 => &CRD_V1BETA1,
     };
-    shape::go_json(doc, ty, from_yaml).map_err(|e| {
-        if from_yaml {
-            format!("error unmarshaling JSON: while decoding JSON: {e}")
-        } else {
-            e
-        }
-    })
+    shape::go_json(doc, ty, from_yaml).map_err(|source| CrdDecodeError { from_yaml, source })
+}
+
+/// Why a CRD does not decode into the typed CRD: the decoder's error, behind
+/// the YAML front end's prefix when the document was YAML.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{}{source}",
+    if *.from_yaml { "error unmarshaling JSON: while decoding JSON: " } else { "" }
+)]
+pub(crate) struct CrdDecodeError {
+    from_yaml: bool,
+    #[source]
+    source: shape::ShapeError,
 }
 
 fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {

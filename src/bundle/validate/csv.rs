@@ -7,7 +7,7 @@
 //! Pure: a decoded document in, findings out.
 
 mod schema;
-use super::message::{self, Level};
+use super::message;
 use super::shape;
 use crate::bundle::rules::{
     finding, CSV_ANNOTATION_WRONG_CASE, CSV_API_WITHOUT_EXAMPLE, CSV_CONVERSION_FAILED,
@@ -17,6 +17,8 @@ use crate::bundle::rules::{
     CSV_TYPE_META_MISSING,
 };
 use crate::diag::Diagnostic;
+use crate::encoding::gojson::{go_marshal, GoJsonError, Target};
+use crate::encoding::json::go_quote;
 use crate::model::dns::{dns1123_subdomain_errors, label_value_errors};
 use crate::semver::Version;
 use schema::CSV;
@@ -62,14 +64,14 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
         out.push(finding(rule, message, Some(file.to_string())));
     };
     if let Err(e) = shape::unstructured(csv, &CSV) {
-        push(CSV_CONVERSION_FAILED, e);
+        push(CSV_CONVERSION_FAILED, e.to_string());
         return;
     }
     let name = text(csv, &["metadata", "name"]);
     if let Err(e) = csv_name_format(name) {
         push(
             CSV_NAME_INVALID,
-            message::csv(Level::Error, name, &format!("metadata.name {e}")),
+            message::csv(name, &format!("metadata.name {e}")),
         );
     }
     let replaces = text(csv, &["spec", "replaces"]);
@@ -77,11 +79,11 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
         if let Err(e) = csv_name_format(replaces) {
             push(
                 CSV_REPLACES_INVALID,
-                message::csv(Level::Error, name, &format!("spec.replaces {e}")),
+                message::csv(name, &format!("spec.replaces {e}")),
             );
         }
     }
-    for (rule, _, msg) in examples(csv, name) {
+    for (rule, msg) in examples(csv, name) {
         push(rule, msg);
     }
     for msg in install_modes(csv, name) {
@@ -91,13 +93,12 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     if min_kube.trim().is_empty() {
         push(
             CSV_MIN_KUBE_VERSION_MISSING,
-            message::csv(Level::Warning, name, MIN_KUBE_VERSION_WARNING),
+            message::csv(name, MIN_KUBE_VERSION_WARNING),
         );
     } else if Version::parse(min_kube).is_err() {
         push(
             CSV_MIN_KUBE_VERSION_INVALID,
             message::csv(
-                Level::Error,
                 name,
                 &format!("csv.Spec.MinKubeVersion has an invalid value: {min_kube}"),
             ),
@@ -118,13 +119,13 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     {
         push(
             CSV_TYPE_META_MISSING,
-            message::csv(Level::Error, name, "'apiVersion' is missing"),
+            message::csv(name, "'apiVersion' is missing"),
         );
     }
     if text(csv, &["kind"]).is_empty() {
         push(
             CSV_TYPE_META_MISSING,
-            message::csv(Level::Error, name, "'kind' is missing"),
+            message::csv(name, "'kind' is missing"),
         );
     }
 }
@@ -163,22 +164,45 @@ pub(crate) fn annotations(csv: &Value) -> Vec<(&str, &str)> {
         .unwrap_or_default()
 }
 
+/// A CSV name (or `spec.replaces`) that breaks the name rules, with every
+/// rule it breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} is invalid: {}", go_quote(.name), .problems.join(","))]
+struct NameError {
+    name: String,
+    problems: Vec<String>,
+}
+
 /// The CSV name rules: a DNS-1123 subdomain that is also a valid label value.
-fn csv_name_format(name: &str) -> Result<(), String> {
+fn csv_name_format(name: &str) -> Result<(), NameError> {
     let mut problems = dns1123_subdomain_errors(name);
     problems.extend(label_value_errors(name));
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "{} is invalid: {}",
-            crate::encoding::json::go_quote(name),
-            problems.join(",")
-        ))
+        Err(NameError {
+            name: name.to_string(),
+            problems,
+        })
     }
 }
 
-type Found = (&'static str, Level, String);
+/// Why the example annotation does not give a list of examples.
+#[derive(Debug, thiserror::Error)]
+enum ExampleError {
+    /// Not JSON: the validator's rendering of Go's syntax error, with how
+    /// many bytes were read and the text up to them.
+    #[error("invalid character at {offset}\n {read}<--(see the invalid character)")]
+    Syntax { offset: usize, read: String },
+    /// JSON of another shape than a list of objects.
+    #[error(transparent)]
+    Json(#[from] GoJsonError),
+    /// An example without a kind.
+    #[error("Object 'Kind' is missing in '{}'", go_marshal(.0))]
+    KindMissing(Value),
+}
+
+type Found = (&'static str, String);
 
 /// The example annotations (`alm-examples`, else `olm.examples`) against the
 /// owned APIs.
@@ -189,8 +213,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
     if raw_annotations.is_none_or(Map::is_empty) {
         found.push((
             CSV_EXAMPLES_MISSING,
-            Level::Warning,
-            message::csv(Level::Warning, name, "annotations not found"),
+            message::csv(name, "annotations not found"),
         ));
         return found;
     }
@@ -199,8 +222,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
         (None, None) => {
             found.push((
                 CSV_EXAMPLES_MISSING,
-                Level::Warning,
-                message::csv(Level::Warning, name, "example annotations not found"),
+                message::csv(name, "example annotations not found"),
             ));
             return found;
         }
@@ -208,9 +230,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
             if olm.is_some() {
                 found.push((
                     CSV_EXAMPLES_MISSING,
-                    Level::Warning,
                     message::csv(
-                        Level::Warning,
                         name,
                         "both `alm-examples` and `olm.examples` are present. Checking only `alm-examples`",
                     ),
@@ -223,8 +243,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
     if let Err(e) = json_syntax(text) {
         found.push((
             CSV_EXAMPLES_INVALID,
-            Level::Error,
-            message::api(Level::Error, "", Some(&e), "invalid example"),
+            message::api("", Some(&e.to_string()), "invalid example"),
         ));
         return found;
     }
@@ -233,11 +252,9 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
         Err(e) => {
             found.push((
                 CSV_EXAMPLES_INVALID,
-                Level::Error,
                 message::api(
-                    Level::Error,
                     "",
-                    Some(&e),
+                    Some(&e.to_string()),
                     "error decoding example CustomResource",
                 ),
             ));
@@ -250,9 +267,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
         let Some((_, group)) = crd_name.split_once('.') else {
             found.push((
                 CSV_OWNED_CRD_NAME_INVALID,
-                Level::Error,
                 message::api(
-                    Level::Error,
                     "",
                     None,
                     &format!("couldn't parse plural.group from crd name: {crd_name}"),
@@ -276,9 +291,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
     for example in parsed.difference(&provided) {
         found.push((
             CSV_EXAMPLE_API_NOT_PROVIDED,
-            Level::Error,
             message::api(
-                Level::Error,
                 "",
                 Some(&example.to_string()),
                 "example must have a provided API",
@@ -288,9 +301,7 @@ fn examples(csv: &Value, name: &str) -> Vec<Found> {
     for api in provided.difference(&parsed) {
         found.push((
             CSV_API_WITHOUT_EXAMPLE,
-            Level::Warning,
             message::api(
-                Level::Warning,
                 "",
                 Some(&api.to_string()),
                 "provided API should have an example annotation",
@@ -338,7 +349,7 @@ impl std::fmt::Display for Gvk {
 
 /// Go's `json.Unmarshal` syntax check of the examples text, with the
 /// validator's rendering of the failure point.
-fn json_syntax(text: &str) -> Result<(), String> {
+fn json_syntax(text: &str) -> Result<(), ExampleError> {
     if text.is_empty() {
         return Ok(());
     }
@@ -360,28 +371,26 @@ fn json_syntax(text: &str) -> Result<(), String> {
     while !text.is_char_boundary(end) {
         end += 1;
     }
-    Err(format!(
-        "invalid character at {offset}\n {}<--(see the invalid character)",
-        &text[..end]
-    ))
+    Err(ExampleError::Syntax {
+        offset,
+        read: text[..end].to_string(),
+    })
 }
 
 /// The group/version/kinds of the examples, which must be a list of objects
 /// that each carry a kind.
-fn example_gvks(text: &str) -> Result<BTreeSet<Gvk>, String> {
+fn example_gvks(text: &str) -> Result<BTreeSet<Gvk>, ExampleError> {
     let mut set = BTreeSet::new();
     if text.trim().is_empty() {
         return Ok(set);
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let value: Value = serde_json::from_str(text).map_err(GoJsonError::from)?;
     let items = match value {
         Value::Array(items) => items,
         Value::Null => return Ok(set),
         other => {
-            return Err(format!(
-                "json: cannot unmarshal {} into Go value of type []unstructured.Unstructured",
-                crate::encoding::json::type_name(&other)
-            ))
+            let target = Target::value("[]unstructured.Unstructured");
+            return Err(GoJsonError::mismatch(&other, target).into());
         }
     };
     for item in items {
@@ -389,17 +398,12 @@ fn example_gvks(text: &str) -> Result<BTreeSet<Gvk>, String> {
             if item.is_null() {
                 continue;
             }
-            return Err(format!(
-                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                crate::encoding::json::type_name(&item)
-            ));
+            let target = Target::value("map[string]interface {}");
+            return Err(GoJsonError::mismatch(&item, target).into());
         };
         let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
         if kind.is_empty() {
-            return Err(format!(
-                "Object 'Kind' is missing in '{}'",
-                crate::encoding::gojson::go_marshal(&item)
-            ));
+            return Err(ExampleError::KindMissing(item));
         }
         let api_version = map
             .get("apiVersion")
@@ -415,7 +419,7 @@ fn install_modes(csv: &Value, name: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let modes = list(csv, &["spec", "installModes"]);
     if modes.is_empty() {
-        errs.push(message::csv(Level::Error, name, "install modes not found"));
+        errs.push(message::csv(name, "install modes not found"));
         return errs;
     }
     let supported = |m: &Value| m.get("supported").and_then(Value::as_bool) == Some(true);
@@ -431,7 +435,6 @@ fn install_modes(csv: &Value, name: &str) -> Vec<String> {
             });
             if !only_all {
                 errs.push(message::csv(
-                    Level::Error,
                     name,
                     "only AllNamespaces InstallModeType is supported when conversionCRDs is present",
                 ));
@@ -439,11 +442,7 @@ fn install_modes(csv: &Value, name: &str) -> Vec<String> {
         }
     }
     if !modes.iter().any(supported) {
-        errs.push(message::csv(
-            Level::Error,
-            name,
-            "none of InstallModeTypes are supported",
-        ));
+        errs.push(message::csv(name, "none of InstallModeTypes are supported"));
     }
     errs
 }
@@ -465,9 +464,8 @@ fn is_empty(v: Option<&Value>) -> bool {
 /// `omitempty` must not be zero. Only these are such fields in the CSV type.
 fn required_fields(csv: &Value) -> Vec<String> {
     let mut errs = Vec::new();
-    let missing = |field: &str, what: &str| {
-        message::api(Level::Error, field, Some(what), "required field missing")
-    };
+    let missing =
+        |field: &str, what: &str| message::api(field, Some(what), "required field missing");
     if is_empty(csv.get("apiVersion")) && is_empty(csv.get("kind")) {
         errs.push(missing("TypeMeta", "struct"));
     }
@@ -519,7 +517,6 @@ fn annotation_case(csv: &Value, name: &str) -> Vec<String> {
         {
             if key != *correct {
                 errs.push(message::api(
-                    Level::Error,
                     "",
                     Some(name),
                     &format!(

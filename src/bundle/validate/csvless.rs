@@ -42,6 +42,7 @@ pub(super) fn validate(
             _ => {
                 let problem = object_meta::kubectlable(&m.value)
                     .err()
+                    .map(|e| e.to_string())
                     .or_else(|| name_problem(m))
                     .or_else(|| deployment_problem(m));
                 if let Some(message) = problem {

@@ -14,7 +14,7 @@ use crate::bundle::rules::{
     DEPENDENCY_LABEL_INVALID, DEPENDENCY_PACKAGE_INVALID, DEPENDENCY_UNPARSEABLE,
 };
 use crate::diag::Diagnostic;
-use crate::encoding::gojson::{self, GoStruct};
+use crate::encoding::gojson::{self, GoJsonError, GoStruct};
 use crate::semver::Range;
 use serde_json::Value;
 
@@ -51,25 +51,30 @@ pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Dia
         let value = entry.value.as_deref();
         let checked = match entry.kind.as_str() {
             "olm.gvk" => gojson::decode_strings(value, &GVK)
+                .map_err(ValueError::from)
                 .map(|fields| gvk_problems(&fields[0], &fields[1], &fields[2])),
-            "olm.package" => gojson::decode_strings(value, &PACKAGE).map(|fields| {
-                package_problems(&fields[0], &fields[1])
-                    .into_iter()
-                    .map(|message| Problem::error(DEPENDENCY_PACKAGE_INVALID, message))
-                    .collect()
-            }),
-            "olm.label" => gojson::decode_strings(value, &LABEL).map(|fields| {
-                if fields[0].is_empty() {
-                    vec![Problem::error(
-                        DEPENDENCY_LABEL_INVALID,
-                        "Label information is missing".into(),
-                    )]
-                } else {
-                    Vec::new()
-                }
-            }),
+            "olm.package" => gojson::decode_strings(value, &PACKAGE)
+                .map_err(ValueError::from)
+                .map(|fields| {
+                    package_problems(&fields[0], &fields[1])
+                        .into_iter()
+                        .map(|message| Problem::error(DEPENDENCY_PACKAGE_INVALID, message))
+                        .collect()
+                }),
+            "olm.label" => gojson::decode_strings(value, &LABEL)
+                .map_err(ValueError::from)
+                .map(|fields| {
+                    if fields[0].is_empty() {
+                        vec![Problem::error(
+                            DEPENDENCY_LABEL_INVALID,
+                            "Label information is missing".into(),
+                        )]
+                    } else {
+                        Vec::new()
+                    }
+                }),
             "olm.constraint" => decode_constraint_value(value).map(|c| constraint_problems(&c)),
-            _ => Err(String::new()),
+            _ => Err(ValueError::UnknownType),
         };
         match checked {
             Ok(problems) => findings.extend(
@@ -85,6 +90,31 @@ pub(super) fn check_dependencies(entries: &[RawProperty], file: &str) -> Vec<Dia
         }
     }
     findings
+}
+
+/// Why an entry's value does not decode into what its type needs (the entry
+/// is then `couldn't parse dependency of type <type>`, which is all upstream
+/// says).
+#[derive(Debug, thiserror::Error)]
+enum ValueError {
+    /// A type this check does not know.
+    #[error("unknown dependency type")]
+    UnknownType,
+    #[error(transparent)]
+    Json(#[from] GoJsonError),
+    /// A constraint (or a sub-constraint) that is not an object.
+    #[error("not an object")]
+    NotObject,
+    /// A constraint's form (`cel`, `package`, `gvk`, `all`, …) that is not
+    /// an object.
+    #[error("{0} is not an object")]
+    FormNotObject(&'static str),
+    /// A string field holding another type.
+    #[error("not a string")]
+    NotString,
+    /// A compound form whose `constraints` is not a list.
+    #[error("constraints is not a list")]
+    ConstraintsNotList,
 }
 
 struct Problem {
@@ -154,20 +184,20 @@ impl Constraint {
 
 const COMPOUND_FORMS: [&str; 4] = ["all", "any", "not", "none"];
 
-fn decode_constraint_value(raw: Option<&str>) -> Result<Constraint, String> {
-    let text = raw.ok_or("unexpected end of JSON input")?;
-    let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+fn decode_constraint_value(raw: Option<&str>) -> Result<Constraint, ValueError> {
+    let text = raw.ok_or(GoJsonError::UnexpectedEnd)?;
+    let value: Value = serde_json::from_str(text).map_err(GoJsonError::from)?;
     decode_constraint(&value)
 }
 
 /// Decodes one constraint like Go's `json.Unmarshal` (a type error anywhere
 /// fails the whole value).
-fn decode_constraint(value: &Value) -> Result<Constraint, String> {
+fn decode_constraint(value: &Value) -> Result<Constraint, ValueError> {
     let mut constraint = Constraint::default();
     match value {
         Value::Null => return Ok(constraint),
         Value::Object(_) => {}
-        _ => return Err("not an object".into()),
+        _ => return Err(ValueError::NotObject),
     }
     optional_string(gojson::field(value, "failureMessage"))?;
     if let Some(cel) = object_field(value, "cel")? {
@@ -196,7 +226,7 @@ fn decode_constraint(value: &Value) -> Result<Constraint, String> {
                 .iter()
                 .map(decode_constraint)
                 .collect::<Result<_, _>>()?,
-            Some(_) => return Err("constraints is not a list".into()),
+            Some(_) => return Err(ValueError::ConstraintsNotList),
         };
         constraint.compound.push((name, members));
     }
@@ -204,20 +234,20 @@ fn decode_constraint(value: &Value) -> Result<Constraint, String> {
 }
 
 /// A pointer-to-struct field: absent or `null` is `None`.
-fn object_field<'a>(value: &'a Value, name: &str) -> Result<Option<&'a Value>, String> {
+fn object_field<'a>(value: &'a Value, name: &'static str) -> Result<Option<&'a Value>, ValueError> {
     match gojson::field(value, name) {
         None | Some(Value::Null) => Ok(None),
         Some(inner @ Value::Object(_)) => Ok(Some(inner)),
-        Some(_) => Err(format!("{name} is not an object")),
+        Some(_) => Err(ValueError::FormNotObject(name)),
     }
 }
 
 /// A string field: absent or `null` is `""`.
-fn optional_string(value: Option<&Value>) -> Result<String, String> {
+fn optional_string(value: Option<&Value>) -> Result<String, ValueError> {
     match value {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(_) => Err("not a string".into()),
+        Some(_) => Err(ValueError::NotString),
     }
 }
 
@@ -375,6 +405,34 @@ mod tests {
                 "{kind} {value:?}"
             );
         }
+    }
+
+    /// Why each constraint value does not decode (upstream prints none of
+    /// it; the texts are for debugging).
+    #[test]
+    fn constraint_decoding_errors() {
+        for (value, want) in [
+            (None, "unexpected end of JSON input"),
+            (Some("{"), "EOF while parsing an object at line 1 column 1"),
+            (Some("1"), "not an object"),
+            (Some(r#"{"cel": "x"}"#), "cel is not an object"),
+            (Some(r#"{"failureMessage": 1}"#), "not a string"),
+            (
+                Some(r#"{"any": {"constraints": {}}}"#),
+                "constraints is not a list",
+            ),
+            (
+                Some(r#"{"all": {"constraints": [{"gvk": {"kind": 2}}]}}"#),
+                "not a string",
+            ),
+        ] {
+            let got = decode_constraint_value(value).map(|_| ()).unwrap_err();
+            assert_eq!(got.to_string(), want, "{value:?}");
+        }
+        assert_eq!(
+            ValueError::UnknownType.to_string(),
+            "unknown dependency type"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! descriptions, permissions to create CRDs, and the bundle name format.
 
 use super::csv::{list, strings, text};
-use super::message::{self, Level};
+use super::message;
 use crate::bundle::rules::{
     finding, GOOD_PRACTICES_BUNDLE_NAME, GOOD_PRACTICES_CHANNEL_NAMING,
     GOOD_PRACTICES_CRD_DESCRIPTION, GOOD_PRACTICES_NO_DEPLOYMENT, GOOD_PRACTICES_RBAC_CREATES_CRDS,
@@ -36,10 +36,10 @@ const CRD_RBAC_WARNING: &str = "CSV contains permissions to create CRD. An Opera
 /// default channel.
 pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Diagnostic>) {
     let name = text(csv, &["metadata", "name"]);
-    let mut push = |rule: &'static str, level: Level, detail: String| {
+    let mut push = |rule: &'static str, detail: String| {
         out.push(finding(
             rule,
-            message::api(level, "", Some(name), &detail),
+            message::api("", Some(name), &detail),
             Some(file.to_string()),
         ));
     };
@@ -48,7 +48,6 @@ pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Diagnos
     match deployments.and_then(Value::as_array) {
         None => push(
             GOOD_PRACTICES_NO_DEPLOYMENT,
-            Level::Error,
             "unable to find a deployment to install in the CSV".into(),
         ),
         Some(deployments) => {
@@ -76,7 +75,6 @@ pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Diagnos
                             .unwrap_or_default();
                         push(
                             GOOD_PRACTICES_RESOURCE_REQUESTS,
-                            Level::Warning,
                             format!(
                                 "unable to find the resource requests for the container: ({c_name}). It is recommended to ensure the resource request for CPU and Memory. Be aware that for some clusters configurations it is required to specify requests or limits for those values. Otherwise, the system or quota may reject Pod creation. More info: https://master.sdk.operatorframework.io/docs/best-practices/managing-resources/"
                             ),
@@ -96,7 +94,6 @@ pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Diagnos
                 let crd_name = crd.get("name").and_then(Value::as_str).unwrap_or_default();
                 push(
                     GOOD_PRACTICES_CRD_DESCRIPTION,
-                    Level::Warning,
                     format!(
                         "{relation} CRD {} has an empty description",
                         crate::encoding::json::go_quote(crd_name)
@@ -121,7 +118,6 @@ pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Diagnos
         let quoted: Vec<String> = unconventional.iter().map(|c| ascii_quote(c)).collect();
         push(
             GOOD_PRACTICES_CHANNEL_NAMING,
-            Level::Warning,
             format!(
                 "channel(s) [{}] are not following the recommended naming convention: https://olm.operatorframework.io/docs/best-practices/channel-naming",
                 quoted.join(" ")
@@ -131,12 +127,11 @@ pub fn check(csv: &Value, channels: &[String], file: &str, out: &mut Vec<Diagnos
     if creates_crds(csv) {
         push(
             GOOD_PRACTICES_RBAC_CREATES_CRDS,
-            Level::Warning,
             CRD_RBAC_WARNING.to_string(),
         );
     }
     for detail in bundle_name(name) {
-        push(GOOD_PRACTICES_BUNDLE_NAME, Level::Warning, detail);
+        push(GOOD_PRACTICES_BUNDLE_NAME, detail);
     }
 }
 

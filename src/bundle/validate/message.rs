@@ -1,8 +1,11 @@
 //! The two message shapes content validation reports in:
 //!
-//! * operator-framework/api's `errors.Error`: `Error: Field <f>, Value <v>: <detail>`
-//!   (field and value each optional; an empty-string value still counts), and
-//!   its CSV form `Error: Value : (<csv>) <detail>`;
+//! * operator-framework/api's `errors.Error`, without the level word upstream
+//!   prints first (a finding's severity is its rule's, shown once by the
+//!   report): `Field <f>, Value <v>: <detail>` (field and value each
+//!   optional; an empty-string value still counts), and its CSV form
+//!   `(<csv>) <detail>` (upstream's `Error: Value : (<csv>) <detail>`, whose
+//!   empty value is dropped);
 //! * Kubernetes field errors: `<path>: Invalid value: "x": <detail>`,
 //!   `<path>: Required value`, `<path>: Forbidden: <detail>`, ….
 //!
@@ -12,37 +15,26 @@
 use crate::encoding::json::{go_quote, write_compact};
 use serde_json::Value;
 
-/// The level word operator-framework/api prints first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Level {
-    Error,
-    Warning,
-}
-
-/// operator-framework/api `errors.Error.Error()`: `field` is left out when
-/// empty, `value` when `None`.
-pub(crate) fn api(level: Level, field: &str, value: Option<&str>, detail: &str) -> String {
-    let detail = if detail.is_empty() {
+/// operator-framework/api `errors.Error.Error()` without its level word:
+/// `field` is left out when empty, `value` when `None`; with neither, the
+/// detail alone.
+pub(crate) fn api(field: &str, value: Option<&str>, detail: &str) -> String {
+    let detail_after = if detail.is_empty() {
         String::new()
     } else {
         format!(": {detail}")
     };
-    let body = match (field.is_empty(), value) {
-        (false, Some(v)) => format!("Field {field}, Value {v}{detail}"),
-        (false, None) => format!("Field {field}{detail}"),
-        (true, Some(v)) => format!("Value {v}{detail}"),
-        (true, None) => detail,
-    };
-    let word = match level {
-        Level::Error => "Error",
-        Level::Warning => "Warning",
-    };
-    format!("{word}: {body}")
+    match (field.is_empty(), value) {
+        (false, Some(v)) => format!("Field {field}, Value {v}{detail_after}"),
+        (false, None) => format!("Field {field}{detail_after}"),
+        (true, Some(v)) => format!("Value {v}{detail_after}"),
+        (true, None) => detail.to_string(),
+    }
 }
 
-/// `ErrInvalidCSV`/`WarnInvalidCSV`: `Error: Value : (<csv>) <detail>`.
-pub(crate) fn csv(level: Level, csv_name: &str, detail: &str) -> String {
-    api(level, "", Some(""), &format!("({csv_name}) {detail}"))
+/// `ErrInvalidCSV`/`WarnInvalidCSV`: `(<csv>) <detail>`.
+pub(crate) fn csv(csv_name: &str, detail: &str) -> String {
+    format!("({csv_name}) {detail}")
 }
 
 /// A bad value in a Kubernetes field error.
@@ -193,30 +185,24 @@ mod tests {
     #[test]
     fn api_shapes() {
         assert_eq!(
-            csv(
-                Level::Error,
-                "etcdoperator.v0.9.4",
-                "install modes not found"
-            ),
-            "Error: Value : (etcdoperator.v0.9.4) install modes not found"
+            csv("etcdoperator.v0.9.4", "install modes not found"),
+            "(etcdoperator.v0.9.4) install modes not found"
         );
         assert_eq!(
-            api(
-                Level::Error,
-                "",
-                None,
-                "couldn't parse plural.group from crd name: x"
-            ),
-            "Error: : couldn't parse plural.group from crd name: x"
+            api("", None, "couldn't parse plural.group from crd name: x"),
+            "couldn't parse plural.group from crd name: x"
         );
         assert_eq!(
-            api(
-                Level::Error,
-                "Spec.DisplayName",
-                Some("field"),
-                "required field missing"
-            ),
-            "Error: Field Spec.DisplayName, Value field: required field missing"
+            api("Spec.DisplayName", Some("field"), "required field missing"),
+            "Field Spec.DisplayName, Value field: required field missing"
+        );
+        assert_eq!(
+            api("Spec.DisplayName", None, "required field missing"),
+            "Field Spec.DisplayName: required field missing"
+        );
+        assert_eq!(
+            api("", Some("etcdoperator.v0.9.4"), "provided annotation x"),
+            "Value etcdoperator.v0.9.4: provided annotation x"
         );
     }
 

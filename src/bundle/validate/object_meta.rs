@@ -5,7 +5,7 @@
 //! Pure functions over decoded documents; no I/O.
 
 use super::message::{aggregate, Bad, FieldError};
-use super::shape::{self, Ty};
+use super::shape::{self, ShapeError, Ty};
 use crate::encoding::gojson;
 use crate::model::dns::{label_value_errors, qualified_name_errors};
 use serde_json::{Map, Value};
@@ -225,37 +225,53 @@ fn finalizers(list: Option<&Value>) -> Vec<FieldError> {
     errs
 }
 
+/// Why a manifest is not "kubectl-able", in upstream's words.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum MetadataError {
+    /// The type and object metadata do not decode.
+    #[error(transparent)]
+    Decode(#[from] ShapeError),
+    /// The metadata breaks the generic rules; `object` is the document's
+    /// `kind`, `apiVersion` and `metadata`, which the message shows (a
+    /// readable stand-in for upstream's Go dump of them).
+    #[error(
+        "error validating object metadata: {}. {}",
+        aggregate(.errors),
+        compact(.object)
+    )]
+    Invalid {
+        errors: Vec<FieldError>,
+        object: Value,
+    },
+}
+
+fn compact(v: &Value) -> String {
+    let mut out = String::new();
+    crate::encoding::json::write_compact(v, &mut out, false);
+    out
+}
+
 /// Upstream's "kubectl-able" check of one manifest document: its metadata
 /// must decode, and pass the generic rules with no namespace and any name.
-/// `Err` carries upstream's message.
-pub(crate) fn kubectlable(document: &Value) -> Result<(), String> {
+pub(crate) fn kubectlable(document: &Value) -> Result<(), MetadataError> {
     // Upstream converts YAML to JSON without a target type here, so a
     // number where a string belongs is a type error even in YAML.
     shape::go_json(document, &META, false)?;
     let metadata = gojson::field(document, "metadata");
-    let errs = validate_object_meta(metadata, &|_, _| Vec::new());
-    if errs.is_empty() {
+    let errors = validate_object_meta(metadata, &|_, _| Vec::new());
+    if errors.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "error validating object metadata: {}. {}",
-        aggregate(&errs),
-        meta_rendering(document)
-    ))
-}
-
-/// A readable stand-in for upstream's Go dump of the parsed type and object
-/// metadata: the document's `kind`, `apiVersion` and `metadata` as JSON.
-fn meta_rendering(document: &Value) -> String {
-    let mut map = Map::new();
+    let mut object = Map::new();
     for key in ["kind", "apiVersion", "metadata"] {
         if let Some(v) = gojson::field(document, key) {
-            map.insert(key.to_string(), v.clone());
+            object.insert(key.to_string(), v.clone());
         }
     }
-    let mut out = String::new();
-    crate::encoding::json::write_compact(&Value::Object(map), &mut out, false);
-    out
+    Err(MetadataError::Invalid {
+        errors,
+        object: Value::Object(object),
+    })
 }
 
 #[cfg(test)]
@@ -268,24 +284,29 @@ mod tests {
         assert!(
             kubectlable(&json!({"kind": "ConfigMap", "metadata": {"name": "Bad_Name"}})).is_ok()
         );
-        let err = kubectlable(&json!({"kind": "ConfigMap", "metadata": {}})).unwrap_err();
+        let err = kubectlable(&json!({"kind": "ConfigMap", "metadata": {}}))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with(
             "error validating object metadata: metadata.name: Required value: name or generateName is required. {"
         ));
         let err =
             kubectlable(&json!({"kind": "Secret", "metadata": {"name": "s", "namespace": "x"}}))
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(err.contains("metadata.namespace: Forbidden: not allowed on this type"));
         let err =
             kubectlable(&json!({"kind": "Secret", "metadata": {"name": "s", "namespace": 1}}))
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert_eq!(
             err,
             "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.namespace of type string"
         );
         let err =
             kubectlable(&json!({"kind": "ConfigMap", "metadata": {"labels": {"bad key!": "x"}}}))
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(err.contains("[metadata.name: Required value: name or generateName is required, metadata.labels: Invalid value: \"bad key!\": name part must consist of"));
     }
 }

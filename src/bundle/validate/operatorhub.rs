@@ -6,7 +6,7 @@
 //! as upstream does, to replace the standard category list.
 
 use super::csv::{annotations, list, strings, text};
-use super::message::{self, Level};
+use super::message;
 use crate::bundle::rules::{finding, OPERATORHUB_CSV_INVALID, OPERATORHUB_ICON_MISSING};
 use crate::diag::Diagnostic;
 use crate::encoding::json::go_quote;
@@ -124,7 +124,7 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     for detail in errors {
         out.push(finding(
             OPERATORHUB_CSV_INVALID,
-            message::csv(Level::Error, name, &detail),
+            message::csv(name, &detail),
             Some(file.to_string()),
         ));
     }
@@ -132,7 +132,6 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
         out.push(finding(
             OPERATORHUB_CSV_INVALID,
             message::api(
-                Level::Error,
                 "",
                 Some(name),
                 &format!(
@@ -145,7 +144,7 @@ pub fn check(csv: &Value, file: &str, out: &mut Vec<Diagnostic>) {
     if icon_missing {
         out.push(finding(
             OPERATORHUB_ICON_MISSING,
-            message::csv(Level::Warning, name, "csv.Spec.Icon not specified"),
+            message::csv(name, "csv.Spec.Icon not specified"),
             Some(file.to_string()),
         ));
     }
@@ -187,20 +186,37 @@ fn check_categories(categories: &str) -> Vec<String> {
         .collect()
 }
 
-fn custom_categories(path: &str) -> Result<Vec<String>, String> {
-    let absolute = std::path::absolute(path).map_err(|e| format!("finding category file: {e}"))?;
-    let data = std::fs::read(&absolute).map_err(|e| {
-        let reason = match e.kind() {
-            std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-            _ => e.to_string(),
-        };
-        format!(
-            "reading category file: open {}: {reason}",
-            absolute.display()
-        )
+/// Why the file `OPERATOR_BUNDLE_CATEGORIES` names gives no category list.
+#[derive(Debug, thiserror::Error)]
+enum CategoriesError {
+    /// The path cannot be made absolute.
+    #[error("finding category file: {0}")]
+    Locate(#[source] std::io::Error),
+    #[error("reading category file: open {}: {}", .path.display(), open_reason(.source))]
+    Read {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("unmarshaling category file: {0}")]
+    Unmarshal(#[source] serde_json::Error),
+}
+
+/// Go's words for a missing file; the OS error's own otherwise.
+fn open_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+fn custom_categories(path: &str) -> Result<Vec<String>, CategoriesError> {
+    let path = std::path::absolute(path).map_err(CategoriesError::Locate)?;
+    let data = std::fs::read(&path).map_err(|source| CategoriesError::Read {
+        path: path.clone(),
+        source,
     })?;
-    let value: Value =
-        serde_json::from_slice(&data).map_err(|e| format!("unmarshaling category file: {e}"))?;
+    let value: Value = serde_json::from_slice(&data).map_err(CategoriesError::Unmarshal)?;
     Ok(strings(&value, &["categories"])
         .into_iter()
         .map(str::to_string)
@@ -212,25 +228,45 @@ fn is_atext(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c) || !c.is_ascii()
 }
 
+/// Why Go's `net/mail.ParseAddress` refuses an address, in its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum MailError {
+    #[error("mail: no address")]
+    NoAddress,
+    #[error("mail: unclosed angle-addr")]
+    UnclosedAngleAddr,
+    #[error("mail: missing '@' or angle-addr")]
+    MissingAtOrAngleAddr,
+    #[error("mail: missing @ in addr-spec")]
+    MissingAt,
+    /// An empty local part.
+    #[error("mail: missing word in phrase: mail: invalid string")]
+    MissingWord,
+    #[error("mail: invalid string")]
+    InvalidString,
+    #[error("mail: no domain in addr-spec")]
+    NoDomain,
+}
+
 /// Go's `net/mail.ParseAddress`, for the shapes maintainers' emails take:
-/// `local@domain` or `Name <local@domain>`; errors use its wording.
-fn parse_mail_address(address: &str) -> Result<(), String> {
+/// `local@domain` or `Name <local@domain>`.
+fn parse_mail_address(address: &str) -> Result<(), MailError> {
     let s = address.trim();
     if s.is_empty() {
-        return Err("mail: no address".into());
+        return Err(MailError::NoAddress);
     }
     let spec = if let Some(open) = s.find('<') {
         let Some(inner) = s[open + 1..].strip_suffix('>') else {
-            return Err("mail: unclosed angle-addr".into());
+            return Err(MailError::UnclosedAngleAddr);
         };
         inner
     } else if s.contains('@') {
         s
     } else {
-        return Err("mail: missing '@' or angle-addr".into());
+        return Err(MailError::MissingAtOrAngleAddr);
     };
     let Some((local, domain)) = spec.rsplit_once('@') else {
-        return Err("mail: missing @ in addr-spec".into());
+        return Err(MailError::MissingAt);
     };
     let dot_atom = |part: &str| {
         !part.is_empty()
@@ -241,30 +277,58 @@ fn parse_mail_address(address: &str) -> Result<(), String> {
     let quoted = local.len() >= 2 && local.starts_with('"') && local.ends_with('"');
     if !quoted && !dot_atom(local) {
         return Err(if local.is_empty() {
-            "mail: missing word in phrase: mail: invalid string".into()
+            MailError::MissingWord
         } else {
-            "mail: invalid string".into()
+            MailError::InvalidString
         });
     }
     if domain.is_empty() {
-        return Err("mail: no domain in addr-spec".into());
+        return Err(MailError::NoDomain);
     }
     let literal = domain.starts_with('[') && domain.ends_with(']');
     if !(dot_atom(domain) || literal) {
-        return Err("mail: invalid string".into());
+        return Err(MailError::InvalidString);
     }
     Ok(())
 }
 
-/// Go's `url.ParseRequestURI`, with its error wording
-/// (`parse "<url>": invalid URI for request`).
-fn parse_request_uri(url: &str) -> Result<(), String> {
-    let fail = |msg: &str| Err(format!("parse {}: {msg}", go_quote(url)));
+/// Why Go's `url.ParseRequestURI` refuses a URL: `parse "<url>": <problem>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("parse {}: {problem}", go_quote(.url))]
+struct UrlError {
+    url: String,
+    problem: UrlProblem,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum UrlProblem {
+    #[error("net/url: invalid control character in URL")]
+    ControlCharacter,
+    #[error("empty url")]
+    Empty,
+    /// A colon first.
+    #[error("missing protocol scheme")]
+    MissingScheme,
+    /// Neither a scheme nor an absolute path.
+    #[error("invalid URI for request")]
+    NotAbsolute,
+    #[error("invalid character {} in host name", go_quote(&.0.to_string()))]
+    HostCharacter(char),
+}
+
+/// Go's `url.ParseRequestURI`, with its error wording.
+fn parse_request_uri(url: &str) -> Result<(), UrlError> {
+    let fail = |problem| {
+        Err(UrlError {
+            url: url.to_string(),
+            problem,
+        })
+    };
     if url.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return fail("net/url: invalid control character in URL");
+        return fail(UrlProblem::ControlCharacter);
     }
     if url.is_empty() {
-        return fail("empty url");
+        return fail(UrlProblem::Empty);
     }
     if url == "*" {
         return Ok(());
@@ -277,7 +341,7 @@ fn parse_request_uri(url: &str) -> Result<(), String> {
             '0'..='9' | '+' | '-' | '.' if i > 0 => {}
             ':' => {
                 if i == 0 {
-                    return fail("missing protocol scheme");
+                    return fail(UrlProblem::MissingScheme);
                 }
                 scheme = &url[..i];
                 rest = &url[i + 1..];
@@ -289,7 +353,7 @@ fn parse_request_uri(url: &str) -> Result<(), String> {
     let rest = rest.split_once('?').map_or(rest, |(r, _)| r);
     if !rest.starts_with('/') {
         return if scheme.is_empty() {
-            fail("invalid URI for request")
+            fail(UrlProblem::NotAbsolute)
         } else {
             Ok(())
         };
@@ -303,10 +367,7 @@ fn parse_request_uri(url: &str) -> Result<(), String> {
                 ' ' | '<' | '>' | '"' | '{' | '}' | '|' | '\\' | '^' | '`'
             )
         }) {
-            return fail(&format!(
-                "invalid character {} in host name",
-                go_quote(&bad.to_string())
-            ));
+            return fail(UrlProblem::HostCharacter(bad));
         }
     }
     Ok(())
@@ -320,12 +381,24 @@ mod tests {
     fn mail() {
         assert!(parse_mail_address("someone@example.com").is_ok());
         assert!(parse_mail_address("Some One <someone@example.com>").is_ok());
-        assert_eq!(
-            parse_mail_address("not-an-email").unwrap_err(),
-            "mail: missing '@' or angle-addr"
-        );
-        assert_eq!(parse_mail_address(" ").unwrap_err(), "mail: no address");
-        assert!(parse_mail_address("a@").is_err());
+        assert!(parse_mail_address("\"a b\"@example.com").is_ok());
+        assert!(parse_mail_address("a@[10.0.0.1]").is_ok());
+        for (address, want) in [
+            (" ", "mail: no address"),
+            ("Some One <someone@example.com", "mail: unclosed angle-addr"),
+            ("not-an-email", "mail: missing '@' or angle-addr"),
+            ("Some One <someone>", "mail: missing @ in addr-spec"),
+            (
+                "@example.com",
+                "mail: missing word in phrase: mail: invalid string",
+            ),
+            ("a..b@example.com", "mail: invalid string"),
+            ("a@", "mail: no domain in addr-spec"),
+            ("a@exa mple.com", "mail: invalid string"),
+        ] {
+            let got = parse_mail_address(address).unwrap_err();
+            assert_eq!(got.to_string(), want, "{address}");
+        }
     }
 
     #[test]
@@ -333,17 +406,60 @@ mod tests {
         assert!(parse_request_uri("https://example.com/docs").is_ok());
         assert!(parse_request_uri("/relative").is_ok());
         assert!(parse_request_uri("mailto:x@example.com").is_ok());
+        assert!(parse_request_uri("*").is_ok());
+        for (url, want) in [
+            ("not a url", "parse \"not a url\": invalid URI for request"),
+            (
+                "https//coreos.com/operators/etcd/docs/latest/",
+                "parse \"https//coreos.com/operators/etcd/docs/latest/\": invalid URI for request",
+            ),
+            (":x", "parse \":x\": missing protocol scheme"),
+            ("", "parse \"\": empty url"),
+            (
+                "https://a\tb",
+                "parse \"https://a\\tb\": net/url: invalid control character in URL",
+            ),
+            (
+                "https://a{b/c",
+                "parse \"https://a{b/c\": invalid character \"{\" in host name",
+            ),
+        ] {
+            let got = parse_request_uri(url).unwrap_err();
+            assert_eq!(got.to_string(), want, "{url}");
+        }
+    }
+
+    #[test]
+    fn custom_category_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.json");
+        std::fs::write(&good, r#"{"categories": ["A", "B"]}"#).unwrap();
         assert_eq!(
-            parse_request_uri("not a url").unwrap_err(),
-            "parse \"not a url\": invalid URI for request"
+            custom_categories(good.to_str().unwrap()).unwrap(),
+            vec!["A", "B"]
         );
+        let missing = dir.path().join("missing.json");
         assert_eq!(
-            parse_request_uri("https//coreos.com/operators/etcd/docs/latest/").unwrap_err(),
-            "parse \"https//coreos.com/operators/etcd/docs/latest/\": invalid URI for request"
+            custom_categories(missing.to_str().unwrap())
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "reading category file: open {}: no such file or directory",
+                missing.display()
+            )
         );
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, "{").unwrap();
         assert_eq!(
-            parse_request_uri(":x").unwrap_err(),
-            "parse \":x\": missing protocol scheme"
+            custom_categories(bad.to_str().unwrap())
+                .unwrap_err()
+                .to_string(),
+            "unmarshaling category file: EOF while parsing an object at line 1 column 1"
+        );
+        let empty = std::path::absolute("").unwrap_err();
+        assert_eq!(
+            CategoriesError::Locate(empty).to_string(),
+            "finding category file: cannot make an empty path absolute"
         );
     }
 

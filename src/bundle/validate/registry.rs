@@ -7,7 +7,7 @@
 
 use super::crd::{self, CrdVersion};
 use super::csv::{at, list, text};
-use super::message::{self, Level};
+use super::message;
 use super::shape::{self, Ty};
 use crate::bundle::parse::{csv_release, csv_version};
 use crate::bundle::rules::{
@@ -70,7 +70,7 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
     if let Err(e) = readable(csv, objects) {
         push(
             BUNDLE_CSV_UNREADABLE,
-            message::api(Level::Error, "", Some(&e), "error getting bundle CSV"),
+            message::api("", Some(&e), "error getting bundle CSV"),
         );
         return;
     }
@@ -79,7 +79,7 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
         if let Err(e) = shape::go_json(crds, &CSV_CRDS, false) {
             push(
                 BUNDLE_CSV_UNREADABLE,
-                message::api(Level::Error, "", Some(&e), "error getting CSV CRDs"),
+                message::api("", Some(&e.to_string()), "error getting CSV CRDs"),
             );
             return;
         }
@@ -94,8 +94,8 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
         })
         .collect();
     let mut shipped = crd_keys(objects);
-    let mut api = |rule, level, key: &Key, text: String| {
-        push(rule, message::api(level, "", Some(&key.dump()), &text));
+    let mut api = |rule, key: &Key, text: String| {
+        push(rule, message::api("", Some(&key.dump()), &text));
     };
     let bundle = crate::encoding::json::go_quote(name);
     for key in &owned {
@@ -103,19 +103,19 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let text = format!("owned CRD {} not found in bundle {bundle}", key.label());
-        api(BUNDLE_OWNED_CRD_MISSING, Level::Error, key, text);
+        api(BUNDLE_OWNED_CRD_MISSING, key, text);
     }
     for key in shipped.iter().filter(|k| !owned.contains(k)) {
         let text = format!(
             "CRD {} is present in bundle {bundle} but not defined in CSV",
             key.label()
         );
-        api(BUNDLE_CRD_NOT_OWNED, Level::Warning, key, text);
+        api(BUNDLE_CRD_NOT_OWNED, key, text);
     }
 
     let unreadable = |e: crate::bundle::CsvError, what: &str| {
         let text = format!("error getting bundle CSV {what}");
-        message::api(Level::Error, "", Some(&e.to_string()), &text)
+        message::api("", Some(&e.to_string()), &text)
     };
     if let Err(e) = csv_version(csv) {
         push(BUNDLE_CSV_VERSION_INVALID, unreadable(e, "version"));
@@ -179,7 +179,7 @@ const CSV_CRDS: Ty = Ty::Struct(
 /// Whether the bundle's CSV and CRDs decode as the registry reads them.
 fn readable(csv: &Value, objects: &[Object<'_>]) -> Result<(), String> {
     // The registry re-encodes decoded objects as JSON: no YAML leniency.
-    shape::go_json(csv, &REGISTRY_CSV, false)?;
+    shape::go_json(csv, &REGISTRY_CSV, false).map_err(|e| e.to_string())?;
     for object in objects {
         if object.value.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
             continue;

@@ -12,8 +12,42 @@
 //!
 //! Only the shape is checked; unknown keys are ignored, as both decoders do.
 
-use crate::encoding::gojson;
+use crate::encoding::gojson::{self, GoJsonError, Target};
+use crate::semver::SemverError;
 use serde_json::Value;
+
+/// Why a document does not decode into a Go type, in the words of the
+/// decoder that refused it.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ShapeError {
+    /// Go's `encoding/json`.
+    #[error(transparent)]
+    Json(#[from] GoJsonError),
+    /// The unstructured converter, for a list (`slice`) or map field holding
+    /// another kind of value.
+    #[error("cannot restore {target} from {found}")]
+    Restore {
+        target: &'static str,
+        found: &'static str,
+    },
+    /// The unstructured converter, for a struct holding another kind of value.
+    #[error("cannot restore struct from: {0}")]
+    RestoreStruct(&'static str),
+    /// The unstructured converter, for a number in a string or integer field.
+    #[error("cannot convert {from} to {to}")]
+    Convert { from: &'static str, to: String },
+    /// The unstructured converter, for any other primitive mismatch: the
+    /// field's kind.
+    #[error("unrecognized type: {0}")]
+    Unrecognized(&'static str),
+    /// A version field (`version.OperatorVersion`, `version.OperatorRelease`)
+    /// that blang semver refuses.
+    #[error(transparent)]
+    Version(#[from] SemverError),
+    /// `version.OperatorRelease` holding neither a string nor a number.
+    #[error("release field must be a string or number")]
+    ReleaseType,
+}
 
 /// A Go type, as far as decoding is concerned.
 #[derive(Clone, Copy)]
@@ -26,7 +60,7 @@ pub(crate) enum Ty {
     /// `interface{}`, `json.RawMessage`, `runtime.RawExtension`: anything.
     Any,
     /// A type with its own JSON decoding: the function returns its error.
-    Custom(&'static str, fn(&Value) -> Result<(), String>),
+    Custom(&'static str, fn(&Value) -> Result<(), ShapeError>),
     List(&'static Ty),
     /// `map[string]T`.
     Map(&'static Ty),
@@ -52,7 +86,7 @@ impl Ty {
 /// Go's `encoding/json` decoding of `value` into `ty`: the first type error.
 /// `from_yaml` accepts numbers and booleans for strings (the YAML front end
 /// writes them as strings when the target is a string).
-pub(crate) fn go_json(value: &Value, ty: &Ty, from_yaml: bool) -> Result<(), String> {
+pub(crate) fn go_json(value: &Value, ty: &Ty, from_yaml: bool) -> Result<(), ShapeError> {
     let mut first = None;
     json_walk(value, ty, from_yaml, None, &mut first);
     first.map_or(Ok(()), Err)
@@ -69,22 +103,17 @@ fn json_walk(
     ty: &Ty,
     from_yaml: bool,
     place: Option<&Place<'_>>,
-    first: &mut Option<String>,
+    first: &mut Option<ShapeError>,
 ) {
     if first.is_some() || value.is_null() {
         return;
     }
-    let mismatch = |first: &mut Option<String>| {
+    let mismatch = |first: &mut Option<ShapeError>| {
         let target = match place {
-            Some(p) => format!(
-                "Go struct field {}.{} of type {}",
-                p.structure,
-                p.path,
-                ty.go_name()
-            ),
-            None => format!("Go value of type {}", ty.go_name()),
+            Some(p) => Target::field(format!("{}.{}", p.structure, p.path), ty.go_name()),
+            None => Target::value(ty.go_name()),
         };
-        *first = Some(gojson::type_error(value, &target));
+        *first = Some(GoJsonError::mismatch(value, target).into());
     };
     match ty {
         Ty::Any => {}
@@ -145,7 +174,7 @@ fn struct_fields(
     fields: &[(&str, Ty)],
     from_yaml: bool,
     place: Option<&Place<'_>>,
-    first: &mut Option<String>,
+    first: &mut Option<ShapeError>,
 ) {
     for (key, field_ty) in fields {
         if key.is_empty() {
@@ -169,7 +198,7 @@ fn struct_fields(
 }
 
 /// apimachinery's `FromUnstructured` of `value` into `ty`: the first error.
-pub(crate) fn unstructured(value: &Value, ty: &Ty) -> Result<(), String> {
+pub(crate) fn unstructured(value: &Value, ty: &Ty) -> Result<(), ShapeError> {
     if value.is_null() {
         return Ok(());
     }
@@ -179,15 +208,21 @@ pub(crate) fn unstructured(value: &Value, ty: &Ty) -> Result<(), String> {
         Ty::Str(_) | Ty::Bool | Ty::Int(_) => primitive(value, ty),
         Ty::List(elem) => match value {
             Value::Array(items) => items.iter().try_for_each(|item| unstructured(item, elem)),
-            other => Err(format!("cannot restore slice from {}", kind(other))),
+            other => Err(ShapeError::Restore {
+                target: "slice",
+                found: kind(other),
+            }),
         },
         Ty::Map(elem) => match value {
             Value::Object(map) => map.values().try_for_each(|item| unstructured(item, elem)),
-            other => Err(format!("cannot restore map from {}", kind(other))),
+            other => Err(ShapeError::Restore {
+                target: "map",
+                found: kind(other),
+            }),
         },
         Ty::Struct(_, fields) => {
             let Value::Object(map) = value else {
-                return Err(format!("cannot restore struct from: {}", kind(value)));
+                return Err(ShapeError::RestoreStruct(kind(value)));
             };
             for (key, field_ty) in *fields {
                 if key.is_empty() {
@@ -205,8 +240,7 @@ pub(crate) fn unstructured(value: &Value, ty: &Ty) -> Result<(), String> {
 /// booleans, integers and floats do not mix, except integers (and whole
 /// floats) into integer fields; an integer into a string field is refused
 /// with `cannot convert`, every other mismatch with `unrecognized type`.
-fn primitive(value: &Value, ty: &Ty) -> Result<(), String> {
-    let target = ty.go_name();
+fn primitive(value: &Value, ty: &Ty) -> Result<(), ShapeError> {
     let ok = match (value, ty) {
         (Value::String(_), Ty::Str(_)) | (Value::Bool(_), Ty::Bool) => true,
         (Value::Number(n), Ty::Int(_)) => {
@@ -224,14 +258,17 @@ fn primitive(value: &Value, ty: &Ty) -> Result<(), String> {
         _ => false,
     };
     if convertible {
-        Err(format!("cannot convert {} to {target}", kind(value)))
+        Err(ShapeError::Convert {
+            from: kind(value),
+            to: ty.go_name(),
+        })
     } else {
         let dest = match ty {
             Ty::Str(_) => "string",
             Ty::Bool => "bool",
             _ => "int",
         };
-        Err(format!("unrecognized type: {dest}"))
+        Err(ShapeError::Unrecognized(dest))
     }
 }
 
@@ -297,18 +334,18 @@ mod tests {
     fn go_json_messages() {
         let v = json!({"kind": "ServiceAccount", "metadata": {"name": "x", "namespace": 5}});
         assert_eq!(
-            go_json(&v, &META, false).unwrap_err(),
+            go_json(&v, &META, false).unwrap_err().to_string(),
             "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.namespace of type string"
         );
         assert!(go_json(&v, &META, true).is_ok());
         let v = json!({"Metadata": {"labels": {"a": []}}});
         assert_eq!(
-            go_json(&v, &META, true).unwrap_err(),
+            go_json(&v, &META, true).unwrap_err().to_string(),
             "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type string"
         );
         let v = json!({"metadata": "x"});
         assert_eq!(
-            go_json(&v, &META, true).unwrap_err(),
+            go_json(&v, &META, true).unwrap_err().to_string(),
             "json: cannot unmarshal string into Go struct field Meta.metadata of type v1.ObjectMeta"
         );
     }
@@ -335,7 +372,7 @@ mod tests {
             ),
         ];
         for (v, want) in cases {
-            assert_eq!(unstructured(&v, &META).unwrap_err(), want);
+            assert_eq!(unstructured(&v, &META).unwrap_err().to_string(), want);
         }
         assert!(unstructured(&json!({"metadata": {"generation": 2.0}}), &META).is_ok());
     }

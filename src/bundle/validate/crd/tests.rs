@@ -40,17 +40,17 @@ fn messages() {
     let errs = errors(&crd);
     assert_eq!(
             errs[0],
-            "Error: Field metadata.name, Value x.example.com: metadata.name: Invalid value: \"x.example.com\": must be spec.names.plural+\".\"+spec.group"
+            "Field metadata.name, Value x.example.com: metadata.name: Invalid value: \"x.example.com\": must be spec.names.plural+\".\"+spec.group"
         );
     assert_eq!(
             errs[1],
-            "Error: Field spec.scope, Value Global: spec.scope: Unsupported value: \"Global\": supported values: \"Cluster\", \"Namespaced\""
+            "Field spec.scope, Value Global: spec.scope: Unsupported value: \"Global\": supported values: \"Cluster\", \"Namespaced\""
         );
     assert!(errs[2].ends_with("spec.versions: Invalid value: [{\"name\":\"v1\",\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\"}}},{\"name\":\"v1\",\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":{\"type\":\"object\"}}}]: must contain unique version names"), "{}", errs[2]);
     assert!(errs[3].ends_with("must have exactly one version marked as storage version"));
     assert_eq!(
             errs[4],
-            "Error: Field spec.preserveUnknownFields, Value true: spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"
+            "Field spec.preserveUnknownFields, Value true: spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"
         );
     assert_eq!(errs.len(), 5);
 }
@@ -69,6 +69,11 @@ fn unsupported_and_decode() {
             errors(&crd),
             vec!["error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field CustomResourceDefinitionSpec.spec.versions of type []v1.CustomResourceDefinitionVersion"]
         );
+    // A JSON document has no YAML front end, nor its prefix.
+    assert_eq!(
+        decode(&crd, CrdVersion::V1, false).unwrap_err().to_string(),
+        "json: cannot unmarshal string into Go struct field CustomResourceDefinitionSpec.spec.versions of type []v1.CustomResourceDefinitionVersion"
+    );
 }
 
 #[test]
@@ -85,7 +90,7 @@ fn v1beta1_defaults() {
     bad["spec"]["versions"] = json!([{"name": "v2", "served": true, "storage": true}]);
     assert_eq!(
             errors(&bad),
-            vec!["Error: Field spec.version, Value v1: spec.version: Invalid value: \"v1\": must match the first version in spec.versions"]
+            vec!["Field spec.version, Value v1: spec.version: Invalid value: \"v1\": must match the first version in spec.versions"]
         );
     let mut webhook = crd;
     webhook["spec"]["conversion"] = json!({"strategy": "Webhook"});

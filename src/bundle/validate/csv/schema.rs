@@ -1,6 +1,7 @@
 //! The shapes of the typed ClusterServiceVersion's fields, as upstream's Go types declare them (checked by [`super::super::shape`]).
 
-use crate::bundle::validate::shape::{self, Ty};
+use crate::bundle::validate::shape::{self, ShapeError, Ty};
+use crate::encoding::gojson::{GoJsonError, Target};
 use crate::semver::{parse_release, Version};
 use serde_json::Value;
 
@@ -269,26 +270,19 @@ pub(super) const CSV: Ty = Ty::Struct(
 
 /// `spec.version` as the typed CSV reads it: a JSON string accepted by
 /// blang's `ParseTolerant`.
-fn operator_version(v: &Value) -> Result<(), String> {
+fn operator_version(v: &Value) -> Result<(), ShapeError> {
     match v {
-        Value::String(s) => Version::parse_tolerant(s)
-            .map(|_| ())
-            .map_err(|e| e.message().to_string()),
-        other => Err(crate::encoding::gojson::type_error(
-            other,
-            "Go value of type string",
-        )),
+        Value::String(s) => Ok(Version::parse_tolerant(s).map(drop)?),
+        other => Err(GoJsonError::mismatch(other, Target::value("string")).into()),
     }
 }
 
 /// `spec.release`: a string or number holding a release version.
-fn operator_release(v: &Value) -> Result<(), String> {
+fn operator_release(v: &Value) -> Result<(), ShapeError> {
     let text = match v {
         Value::String(s) => s.clone(),
         Value::Number(n) => n.to_string(),
-        _ => return Err("release field must be a string or number".to_string()),
+        _ => return Err(ShapeError::ReleaseType),
     };
-    parse_release(&text)
-        .map(|_| ())
-        .map_err(|e| e.message().to_string())
+    Ok(parse_release(&text).map(drop)?)
 }

@@ -69,15 +69,15 @@ fn validator_messages() {
     csv["spec"]["displayName"] = json!("");
     csv["metadata"]["annotations"]["olm.skiprange"] = json!("<1.0.0");
     let errs = errors(&csv);
-    assert!(errs[0].starts_with("Error: Value : (EtcdOperator_v0.9.4) metadata.name \"EtcdOperator_v0.9.4\" is invalid: a lowercase RFC 1123 subdomain"));
+    assert!(errs[0].starts_with("(EtcdOperator_v0.9.4) metadata.name \"EtcdOperator_v0.9.4\" is invalid: a lowercase RFC 1123 subdomain"));
     assert!(!errs[0].contains("a valid label"), "{}", errs[0]);
     assert_eq!(
             errs[1..],
             [
-                "Error: Value : (EtcdOperator_v0.9.4) install modes not found",
-                "Error: Value : (EtcdOperator_v0.9.4) csv.Spec.MinKubeVersion has an invalid value: 1.16",
-                "Error: Field Spec.DisplayName, Value field: required field missing",
-                "Error: Value EtcdOperator_v0.9.4: provided annotation olm.skiprange uses wrong case and should be olm.skipRange instead",
+                "(EtcdOperator_v0.9.4) install modes not found",
+                "(EtcdOperator_v0.9.4) csv.Spec.MinKubeVersion has an invalid value: 1.16",
+                "Field Spec.DisplayName, Value field: required field missing",
+                "Value EtcdOperator_v0.9.4: provided annotation olm.skiprange uses wrong case and should be olm.skipRange instead",
             ]
         );
 }
@@ -88,18 +88,18 @@ fn examples() {
     csv["metadata"]["annotations"]["alm-examples"] = json!("[{\"kind\": }]");
     assert_eq!(
             errors(&csv),
-            vec!["Error: Value invalid character at 11\n [{\"kind\": }<--(see the invalid character): invalid example"]
+            vec!["Value invalid character at 11\n [{\"kind\": }<--(see the invalid character): invalid example"]
         );
     csv["metadata"]["annotations"]["alm-examples"] =
         json!("[{\"apiVersion\":\"x.io/v1\",\"kind\":\"Other\"}]");
     assert_eq!(
         errors(&csv),
-        vec!["Error: Value x.io/v1, Kind=Other: example must have a provided API"]
+        vec!["Value x.io/v1, Kind=Other: example must have a provided API"]
     );
     csv["spec"]["customresourcedefinitions"]["owned"][0]["name"] = json!("nodot");
     assert_eq!(
         errors(&csv)[0],
-        "Error: : couldn't parse plural.group from crd name: nodot"
+        "couldn't parse plural.group from crd name: nodot"
     );
 }
 
@@ -127,6 +127,52 @@ fn install_modes_with_conversion_webhooks() {
     ]);
     assert_eq!(
             errors(&csv),
-            vec!["Error: Value : (etcdoperator.v0.9.4) only AllNamespaces InstallModeType is supported when conversionCRDs is present"]
+            vec!["(etcdoperator.v0.9.4) only AllNamespaces InstallModeType is supported when conversionCRDs is present"]
         );
+}
+
+#[test]
+fn release_conversion() {
+    let mut csv = base();
+    csv["spec"]["release"] = json!(true);
+    assert_eq!(
+        errors(&csv),
+        vec!["release field must be a string or number"]
+    );
+    csv["spec"]["release"] = json!("01");
+    assert_eq!(errors(&csv), vec!["invalid release \"01\": segment 0: Numeric PreRelease version must not contain leading zeroes \"01\""]);
+    csv["spec"]["release"] = json!(2);
+    assert!(errors(&csv).is_empty());
+}
+
+#[test]
+fn examples_of_the_wrong_shape() {
+    let mut csv = base();
+    for (examples, want) in [
+        (
+            "{}",
+            "Value json: cannot unmarshal object into Go value of type []unstructured.Unstructured: error decoding example CustomResource",
+        ),
+        (
+            "[1]",
+            "Value json: cannot unmarshal number into Go value of type map[string]interface {}: error decoding example CustomResource",
+        ),
+        (
+            "[{\"apiVersion\": \"x.io/v1\", \"a\": \"<\"}]",
+            "Value Object 'Kind' is missing in '{\"a\":\"\\u003c\",\"apiVersion\":\"x.io/v1\"}': error decoding example CustomResource",
+        ),
+    ] {
+        csv["metadata"]["annotations"]["alm-examples"] = json!(examples);
+        assert_eq!(errors(&csv), vec![want], "{examples}");
+    }
+}
+
+#[test]
+fn name_error_text() {
+    let e = csv_name_format("-x").unwrap_err();
+    assert_eq!(e.problems.len(), 2);
+    assert_eq!(
+        e.to_string(),
+        format!("\"-x\" is invalid: {}", e.problems.join(","))
+    );
 }
