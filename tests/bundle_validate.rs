@@ -85,6 +85,36 @@ fn bundle_validate_csv_findings_carry_no_level_word() {
 }
 
 #[test]
+fn bundle_validate_custom_categories_file() {
+    let bundle = "testdata/rules/operatorhub-csv-invalid/invalid-category";
+    let run = |categories: &str| {
+        Test::new()
+            .copy(bundle, "bundle")
+            .file(
+                "categories.json",
+                r#"{"categories": ["Database", "Nonsense"]}"#,
+            )
+            .env("OPERATOR_BUNDLE_CATEGORIES", categories)
+            .args(["bundle", "validate", "bundle", "-o", "operatorhub"])
+            .run()
+    };
+    // The file's list replaces the standard one.
+    run("categories.json").success();
+    let out = run("missing.json");
+    assert!(
+        out.stderr.contains(
+            "error[operatorhub-csv-invalid]: (widget-operator.v1.0.0) could not extract custom \
+             categories from OPERATOR_BUNDLE_CATEGORIES: reading category file: open "
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(out
+        .stderr
+        .contains("missing.json: no such file or directory\n"));
+}
+
+#[test]
 fn bundle_validate_missing_directories_report_nothing_else() {
     let out = Test::new()
         .file("bundle/README.md", "not a bundle\n")

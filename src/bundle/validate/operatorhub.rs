@@ -165,7 +165,7 @@ fn check_categories(categories: &str) -> Vec<String> {
             Ok(list) => (list, "custom"),
             Err(e) => {
                 return vec![format!(
-                    "could not extract custom categories from categories map[string]struct {{}}(nil): {e}"
+                    "could not extract custom categories from OPERATOR_BUNDLE_CATEGORIES: {e}"
                 )]
             }
         },
