@@ -70,7 +70,7 @@ pub enum Subject {
 
 /// Where a finding is: a file as the user names it, the document in it (0-based), the field
 /// (a JSON pointer into that document), and the line and column in the file once known
-/// ([`Location::resolve`] finds them from the document and pointer when shown).
+/// ([`resolve_positions_from`] finds them from the document and pointer).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
     pub file: Arc<str>,
