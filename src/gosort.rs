@@ -145,58 +145,47 @@ impl<T, F: FnMut(&T, &T) -> bool> Sorter<'_, T, F> {
     /// index and whether nothing had to move.
     fn partition(&mut self, a: usize, b: usize, pivot: usize) -> (usize, bool) {
         self.swap(a, pivot);
-        let (mut i, mut j) = (a + 1, b - 1);
-        while i <= j && self.less(i, a) {
-            i += 1;
-        }
-        while i <= j && !self.less(j, a) {
-            j -= 1;
-        }
-        if i > j {
-            self.swap(j, a);
-            return (j, true);
-        }
-        self.swap(i, j);
-        i += 1;
-        j -= 1;
-        loop {
-            while i <= j && self.less(i, a) {
-                i += 1;
-            }
-            while i <= j && !self.less(j, a) {
-                j -= 1;
-            }
-            if i > j {
-                break;
-            }
-            self.swap(i, j);
-            i += 1;
-            j -= 1;
-        }
+        let (_, j, swapped) = self.cross(a + 1, b - 1, |sorter, k| sorter.less(k, a));
         self.swap(j, a);
-        (j, false)
+        (j, !swapped)
     }
 
     /// Splits `data[a..b]` (nothing smaller than the pivot) into elements
     /// equal to the pivot, then greater ones; returns where the greater start.
     fn partition_equal(&mut self, a: usize, b: usize, pivot: usize) -> usize {
         self.swap(a, pivot);
-        let (mut i, mut j) = (a + 1, b - 1);
+        let (i, _, _) = self.cross(a + 1, b - 1, |sorter, k| !sorter.less(a, k));
+        i
+    }
+
+    /// The scan both partitions make (Go writes it out in each, and in
+    /// `partition` unrolls its first round to notice that nothing moves): `i`
+    /// moves right past elements that go `left` of the pivot, `j` moves left
+    /// past those that do not, and the pair where both stop is swapped, until
+    /// they cross. Returns where `i` and `j` stop, and whether anything was
+    /// swapped.
+    fn cross(
+        &mut self,
+        mut i: usize,
+        mut j: usize,
+        left: impl Fn(&mut Self, usize) -> bool,
+    ) -> (usize, usize, bool) {
+        let mut swapped = false;
         loop {
-            while i <= j && !self.less(a, i) {
+            while i <= j && left(self, i) {
                 i += 1;
             }
-            while i <= j && self.less(a, j) {
+            while i <= j && !left(self, j) {
                 j -= 1;
             }
             if i > j {
-                break;
+                return (i, j, swapped);
             }
             self.swap(i, j);
+            swapped = true;
             i += 1;
             j -= 1;
         }
-        i
     }
 
     /// Fixes up to five out-of-order neighbours; true when `data[a..b]` ends sorted.

@@ -61,6 +61,61 @@ fn json_syntax_errors_in_every_document_of_a_stream() {
 }
 
 #[test]
+fn invalid_blobs_in_every_document_of_a_file() {
+    let bad_yaml = "schema: olm.channel\nname: 5\n";
+    let bad_json = "  {\"schema\":\"olm.channel\",\n \"name\":5}\n";
+    let good_json = "{\"schema\":\"olm.package\",\"name\":\"a\"}\n";
+    for (place, file, text, at) in [
+        (
+            "first",
+            "x.yaml",
+            format!("{bad_yaml}---\n{PACKAGE}"),
+            "1:1",
+        ),
+        // A comment before the document: the place is its first field.
+        (
+            "middle",
+            "x.yaml",
+            format!("{PACKAGE}---\n# c\n{bad_yaml}---\n{PACKAGE}"),
+            "5:1",
+        ),
+        (
+            "last",
+            "x.yaml",
+            format!("{PACKAGE}---\n{PACKAGE}---\n\n{bad_yaml}"),
+            "8:1",
+        ),
+        (
+            "first",
+            "x.json",
+            format!("{bad_json}{good_json}{good_json}"),
+            "1:3",
+        ),
+        (
+            "middle",
+            "x.json",
+            format!("{good_json}{bad_json}{good_json}"),
+            "2:3",
+        ),
+        (
+            "last",
+            "x.json",
+            format!("{good_json}{good_json}{bad_json}"),
+            "3:3",
+        ),
+    ] {
+        let lines = validate(&[(file, &text)]);
+        let expected = format!("catalog/{file}:{at}: error[catalog-blob-invalid]: ");
+        assert!(
+            lines[0].starts_with(&expected)
+                && lines[0]
+                    .ends_with("expected value for key \"name\" to be a string, got number: 5"),
+            "{place} document of {file}: {lines:?}"
+        );
+    }
+}
+
+#[test]
 fn blob_problems_point_at_the_field() {
     let bundle = "schema: olm.bundle\nname: a.v1\npackage: a\nimage: \"not a valid image!\"\nproperties:\n  - type: olm.package\n    value: {packageName: a, version: 1.0.0}\n";
     let lines = validate(&[(

@@ -76,7 +76,6 @@ pub(super) fn failure(error: crate::action::render::RenderError) -> anyhow::Erro
     };
     let framing = format!("render reference {}", crate::diag::go_quote(&reference));
     let mut diagnostics: Vec<_> = source.errors.iter().map(|e| e.diagnostic()).collect();
-    crate::diag::resolve_positions(diagnostics.iter_mut().filter_map(|d| d.location.as_mut()));
     for diagnostic in &mut diagnostics {
         diagnostic.message = format!("{framing}: {}", diagnostic.message);
         crate::output::info(&diagnostic.line());

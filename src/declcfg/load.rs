@@ -113,13 +113,25 @@ pub struct FileError {
     pub path: String,
     /// 0-based index of the failing document, when known.
     pub document: Option<usize>,
-    /// Where in the file, when the parser said (else found from the document when shown).
+    /// Where in the file, found while its bytes were at hand (`None` when not known).
     pub position: Option<crate::encoding::locate::Position>,
     /// Upstream's message.
     pub message: String,
 }
 
 impl FileError {
+    /// Document `index` of the file `bytes` (named `display`) is not a valid blob: placed at
+    /// the document, found in the bytes at hand.
+    fn blob_invalid(bytes: &[u8], display: &str, index: usize, message: String) -> FileError {
+        FileError {
+            rule: BLOB_INVALID,
+            path: display.to_string(),
+            document: Some(index),
+            position: crate::diag::document_position(bytes, index, None),
+            message,
+        }
+    }
+
     /// The problem as a finding of its rule.
     pub fn diagnostic(&self) -> crate::diag::Diagnostic {
         let mut location = crate::diag::Location::file(self.path.as_str());
@@ -299,13 +311,8 @@ fn parse_file_spans(
                 path: Arc::clone(&path),
                 document: index,
             });
-            let mut blob = decode_blob(value, false, origin).map_err(|e| FileError {
-                rule: BLOB_INVALID,
-                path: display.to_string(),
-                document: Some(index),
-                position: None,
-                message: e.to_string(),
-            })?;
+            let mut blob = decode_blob(value, false, origin)
+                .map_err(|e| FileError::blob_invalid(bytes, display, index, e.to_string()))?;
             match (objects, defer) {
                 (BundleObjects::Keep, _) | (BundleObjects::Defer, None) => {}
                 (BundleObjects::Drop, _) => {
@@ -342,13 +349,7 @@ fn parse_file_spans(
             path: Arc::clone(&path),
             document: index,
         });
-        let fail = |message: String| FileError {
-            rule: BLOB_INVALID,
-            path: display.to_string(),
-            document: Some(index),
-            position: None,
-            message,
-        };
+        let fail = |message: String| FileError::blob_invalid(bytes, display, index, message);
         let (value, from_yaml) = match document {
             Document::Json(text) => match crate::encoding::json::parse_value(text) {
                 Ok(value) => (value, false),
@@ -610,4 +611,25 @@ fn parse_files_parallel<T: Send>(
         }
     });
     slots.into_iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::locate::Position;
+
+    /// A document that is not a blob is placed while the file's bytes are at hand: the file
+    /// need not exist on disk to be shown.
+    #[test]
+    fn invalid_blobs_are_placed_at_their_document() {
+        let position = |bytes: &[u8]| parse_file(bytes, "nowhere/x").unwrap_err().position;
+        assert_eq!(
+            position(b"{\"schema\":\"olm.package\",\"name\":\"a\"}\n  {\"schema\":\"olm.channel\",\"name\":5}\n"),
+            Some(Position { line: 2, column: 3 })
+        );
+        assert_eq!(
+            position(b"schema: olm.package\nname: a\n---\n# b\nschema: olm.channel\nname: 5\n"),
+            Some(Position { line: 5, column: 1 })
+        );
+    }
 }

@@ -70,7 +70,7 @@ pub enum Subject {
 
 /// Where a finding is: a file as the user names it, the document in it (0-based), the field
 /// (a JSON pointer into that document), and the line and column in the file once known
-/// ([`Location::resolve`] finds them from the document and pointer when shown).
+/// ([`resolve_positions_from`] finds them from the document and pointer).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
     pub file: Arc<str>,
@@ -112,10 +112,12 @@ impl Location {
 }
 
 /// Finds the line and column of every location that names a document (and maybe a field)
-/// but no position yet, reading each file once. Files that cannot be read again keep their
-/// locations as they are.
-pub fn resolve_positions<'a>(locations: impl IntoIterator<Item = &'a mut Location>) {
-    use crate::encoding::{locate, stream};
+/// but no position yet, from the bytes `bytes_of` gives for its file (split into documents once
+/// per file). Locations of a file it gives nothing for keep their place as it is.
+pub fn resolve_positions_from<'a, 'b>(
+    locations: impl IntoIterator<Item = &'a mut Location>,
+    mut bytes_of: impl FnMut(&str) -> Option<std::borrow::Cow<'b, [u8]>>,
+) {
     let mut by_file: std::collections::BTreeMap<Arc<str>, Vec<&'a mut Location>> =
         std::collections::BTreeMap::new();
     for location in locations {
@@ -127,26 +129,59 @@ pub fn resolve_positions<'a>(locations: impl IntoIterator<Item = &'a mut Locatio
         }
     }
     for (file, locations) in by_file {
-        let path = std::path::Path::new(&*file);
-        let Ok(bytes) = crate::fsutil::read_input(path, path, crate::fsutil::Limit::Catalog) else {
+        let Some(bytes) = bytes_of(&file) else {
             continue;
         };
-        let documents = stream::document_texts(&bytes);
+        let documents = crate::encoding::stream::document_texts(&bytes);
         for location in locations {
-            let Some(document) = location.document.and_then(|d| documents.get(d)) else {
-                continue;
-            };
-            let pointer = location.pointer.as_deref().unwrap_or("");
-            let inner = locate::locate(&document.text, pointer)
-                .or_else(|| locate::locate(&document.text, ""))
-                .unwrap_or(Position { line: 1, column: 1 });
-            let start = Position {
-                line: document.line,
-                column: document.column,
-            };
-            location.position = Some(start.offset(inner));
+            if let Some(document) = location.document {
+                location.position = position_in(&documents, document, location.pointer.as_deref());
+            }
         }
     }
+}
+
+/// [`resolve_positions_from`] the files on disk, read again. Only for findings made after their
+/// file was read and dropped (a catalog is streamed file by file: keeping every file's bytes
+/// until the model rules have run would hold the whole catalog in memory); a file still at hand
+/// is searched with [`resolve_positions_from`] or [`document_position`]. Files that cannot be
+/// read again keep their locations as they are.
+pub fn resolve_positions<'a>(locations: impl IntoIterator<Item = &'a mut Location>) {
+    resolve_positions_from(locations, |file| {
+        let path = std::path::Path::new(file);
+        crate::fsutil::read_input(path, path, crate::fsutil::Limit::Catalog)
+            .ok()
+            .map(std::borrow::Cow::Owned)
+    });
+}
+
+/// The line and column in the file `bytes` of document `document` (0-based), or of the field
+/// `pointer` in it; `None` when the file does not split that far.
+pub fn document_position(bytes: &[u8], document: usize, pointer: Option<&str>) -> Option<Position> {
+    position_in(
+        &crate::encoding::stream::document_texts(bytes),
+        document,
+        pointer,
+    )
+}
+
+/// [`document_position`] in a file already split: the field's position when the document
+/// parses that far, else the document's first node, else its start.
+fn position_in(
+    documents: &[crate::encoding::stream::DocumentText],
+    document: usize,
+    pointer: Option<&str>,
+) -> Option<Position> {
+    use crate::encoding::locate::locate;
+    let document = documents.get(document)?;
+    let inner = locate(&document.text, pointer.unwrap_or(""))
+        .or_else(|| locate(&document.text, ""))
+        .unwrap_or(Position { line: 1, column: 1 });
+    let start = Position {
+        line: document.line,
+        column: document.column,
+    };
+    Some(start.offset(inner))
 }
 
 impl std::fmt::Display for Severity {
@@ -329,6 +364,30 @@ mod tests {
         report.push(Diagnostic::error("y", Subject::Catalog, "e"));
         assert!(report.has_errors());
         assert_eq!(report.len(), 2);
+    }
+
+    #[test]
+    fn positions_come_from_the_bytes_given() {
+        let yaml = b"a: 1\n---\nb: 2\nc:\n  - x\n  - y\n";
+        let mut located = Location::file("nowhere/a.yaml");
+        located.document = Some(1);
+        located.pointer = Some("/c/1".into());
+        let mut missing = Location::file("nowhere/a.yaml");
+        missing.document = Some(5);
+        let mut other = Location::file("nowhere/b.yaml");
+        other.document = Some(0);
+        resolve_positions_from([&mut located, &mut missing, &mut other], |file| {
+            (file == "nowhere/a.yaml").then_some(std::borrow::Cow::Borrowed(&yaml[..]))
+        });
+        assert_eq!(located.position, Some(Position { line: 6, column: 5 }));
+        assert_eq!(missing.position, None);
+        assert_eq!(other.position, None);
+        // A field the document does not have: the document's first node.
+        assert_eq!(
+            document_position(yaml, 1, Some("/d")),
+            Some(Position { line: 3, column: 1 })
+        );
+        assert_eq!(document_position(yaml, 2, None), None);
     }
 
     #[derive(Debug, thiserror::Error)]

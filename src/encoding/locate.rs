@@ -1,7 +1,9 @@
 //! Where things are in a file, for messages: the line and column of a byte offset, and of the
 //! field a JSON pointer (RFC 6901) names inside one JSON or YAML document. Findings carry a
-//! document and a pointer; the position is looked up only when a finding is shown, so the
-//! loaders never pay for it.
+//! document and a pointer; the position is looked up in the file's bytes while they are at hand
+//! (a document that does not load, a bundle's files), so a loader that succeeds never pays for
+//! it. Findings of the model rules, made after a streamed catalog's files were dropped, find
+//! theirs by reading the file again, and only when shown ([`crate::diag::resolve_positions`]).
 
 use super::yaml_read::raw::{Event, Parser};
 

@@ -363,18 +363,10 @@ impl Converter {
             None => (None, None),
         };
         let object_count = properties.map_or(0, |properties| properties.bundle_objects.len());
-        let crate::declcfg::Bundle {
-            name,
-            package,
-            image,
-            properties,
-            related_images,
-            origin,
-            deferred: _,
-        } = bundle;
         // Bundle objects are the bulk of a catalog; the model keeps the other
         // properties only (the objects were checked while loading and above).
-        let kept_properties: Vec<_> = properties
+        let kept_properties: Vec<_> = bundle
+            .properties
             .into_iter()
             .filter(|p| p.kind != crate::property::BUNDLE_OBJECT)
             .collect();
@@ -383,35 +375,35 @@ impl Converter {
         let mut targets: Vec<&mut Bundle> = self
             .model
             .packages
-            .get_mut(&package)
+            .get_mut(&bundle.package)
             .map(|model_package| {
                 model_package
                     .channels
                     .values_mut()
-                    .filter_map(|channel| channel.bundles.get_mut(&name).map(|b| &mut **b))
+                    .filter_map(|channel| channel.bundles.get_mut(&bundle.name).map(|b| &mut **b))
                     .collect()
             })
             .unwrap_or_default();
         let found = !targets.is_empty();
         if let Some(last) = targets.pop() {
             for target in targets {
-                target.image.clone_from(&image);
+                target.image.clone_from(&bundle.image);
                 target.properties.clone_from(&kept_properties);
-                target.related_images.clone_from(&related_images);
+                target.related_images.clone_from(&bundle.related_images);
                 target.object_count = object_count;
                 target.version.clone_from(&version);
                 target.release.clone_from(&release);
-                target.origin.clone_from(&origin);
+                target.origin.clone_from(&bundle.origin);
             }
-            last.image = image;
+            last.image = bundle.image;
             last.properties = kept_properties;
-            last.related_images = related_images;
+            last.related_images = bundle.related_images;
             last.object_count = object_count;
             last.version = version;
             last.release = release;
-            last.origin = origin.clone();
+            last.origin = bundle.origin.clone();
         }
-        let (package, name) = (&package, &name);
+        let (package, name) = (&bundle.package, &bundle.name);
         let in_dropped_channel = self
             .dropped_entries
             .get(package)
@@ -425,7 +417,7 @@ impl Converter {
                     q(package),
                     q(name)
                 ),
-                origin.as_ref(),
+                bundle.origin.as_ref(),
             );
         }
     }

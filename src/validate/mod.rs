@@ -67,13 +67,17 @@ impl CatalogVerdict {
             .collect()
     }
 
-    /// Finds the line and column of every finding (reading the catalog files again).
-    pub fn resolve_positions(&mut self) {
+    /// A copy with the line and column of every finding, read from the catalog files again:
+    /// the findings come from the model, built after each file was parsed and dropped.
+    fn located(&self) -> CatalogVerdict {
+        let mut verdict = self.clone();
         crate::diag::resolve_positions(
-            self.diagnostics
+            verdict
+                .diagnostics
                 .iter_mut()
                 .filter_map(|diagnostic| diagnostic.location.as_mut()),
         );
+        verdict
     }
 
     /// The failure as text, each problem once: conversion problems one per line
@@ -137,8 +141,9 @@ pub struct Shown {
 }
 
 impl Outcome {
-    /// Checks a loaded catalog (with `strict`, warnings are errors), or keeps the load error;
-    /// finds positions.
+    /// Checks a loaded catalog (with `strict`, warnings are errors), or keeps the load error.
+    /// Positions are found when the findings are shown ([`Outcome::shown`],
+    /// [`Outcome::findings`]), not for upstream's message.
     pub fn of(
         loaded: Result<DeclarativeConfig, crate::declcfg::load::LoadError>,
         strict: bool,
@@ -172,9 +177,8 @@ impl Outcome {
         }
     }
 
-    /// Wraps a verdict, finding the positions of its problems.
-    pub fn of_verdict(mut verdict: CatalogVerdict) -> Outcome {
-        verdict.resolve_positions();
+    /// Wraps a verdict.
+    pub fn of_verdict(verdict: CatalogVerdict) -> Outcome {
         Outcome::Checked(verdict)
     }
 
@@ -213,19 +217,13 @@ impl Outcome {
     /// what they are about in their message (`package "a", channel "b": ...`).
     pub fn findings(&self) -> Vec<Diagnostic> {
         match self {
-            Outcome::Load(error) => {
-                let mut diagnostics: Vec<_> = error.errors.iter().map(|e| e.diagnostic()).collect();
-                crate::diag::resolve_positions(
-                    diagnostics.iter_mut().filter_map(|d| d.location.as_mut()),
-                );
-                diagnostics
-            }
+            Outcome::Load(error) => error.errors.iter().map(|e| e.diagnostic()).collect(),
             Outcome::Checked(verdict) => verdict
+                .located()
                 .diagnostics
-                .iter()
+                .into_iter()
                 .enumerate()
-                .map(|(index, diagnostic)| {
-                    let mut diagnostic = diagnostic.clone();
+                .map(|(index, mut diagnostic)| {
                     if index >= verdict.model_offset {
                         if let Some(subject) = diagnostic.subject.describe() {
                             diagnostic.message = format!("{subject}: {}", diagnostic.message);
@@ -242,13 +240,10 @@ impl Outcome {
     pub fn shown(&self, dir: &str) -> Shown {
         let (lines, tree) = match self {
             Outcome::Load(error) => {
-                let mut diagnostics: Vec<_> = error.errors.iter().map(|e| e.diagnostic()).collect();
-                crate::diag::resolve_positions(
-                    diagnostics.iter_mut().filter_map(|d| d.location.as_mut()),
-                );
-                (diagnostics.iter().map(Diagnostic::line).collect(), None)
+                let lines = error.errors.iter().map(|e| e.diagnostic().line()).collect();
+                (lines, None)
             }
-            Outcome::Checked(verdict) => verdict.text().unwrap_or_default(),
+            Outcome::Checked(verdict) => verdict.located().text().unwrap_or_default(),
         };
         let summary = self.failed().then(|| {
             tree.unwrap_or_else(|| match self.errors() {

@@ -17,7 +17,8 @@ const DOCKER_GZIP: &str = "application/vnd.docker.image.rootfs.diff.tar.gzip";
 const ZSTD_FIXTURE: &[u8] = include_bytes!("../testdata/layer.tar.zst");
 
 /// A layer built with the tar crate's `Builder`, which only accepts
-/// well-formed names.
+/// well-formed names. Files and directories get the usual modes unless a
+/// test is about modes (`file_mode`, `dir_mode`).
 struct Layer {
     builder: tar::Builder<Vec<u8>>,
 }
@@ -38,7 +39,12 @@ impl Layer {
         header
     }
 
-    fn dir(mut self, path: &str, mode: u32) -> Layer {
+    /// A directory with the usual mode, 0o755.
+    fn dir(self, path: &str) -> Layer {
+        self.dir_mode(path, 0o755)
+    }
+
+    fn dir_mode(mut self, path: &str, mode: u32) -> Layer {
         let mut header = Layer::header(tar::EntryType::Directory, mode, 0);
         self.builder
             .append_data(&mut header, path, io::empty())
@@ -46,7 +52,12 @@ impl Layer {
         self
     }
 
-    fn file(mut self, path: &str, mode: u32, data: &[u8]) -> Layer {
+    /// A regular file with the usual mode, 0o644.
+    fn file(self, path: &str, data: &[u8]) -> Layer {
+        self.file_mode(path, 0o644, data)
+    }
+
+    fn file_mode(mut self, path: &str, mode: u32, data: &[u8]) -> Layer {
         let mut header = Layer::header(tar::EntryType::Regular, mode, data.len() as u64);
         self.builder.append_data(&mut header, path, data).unwrap();
         self
@@ -200,16 +211,12 @@ fn refusal(result: Result<State, UnpackError>) -> (String, Refusal) {
 fn extracts_nested_directories_and_files() {
     let sandbox = Sandbox::new();
     let layer = Layer::new()
-        .dir("manifests/", 0o755)
-        .file(
-            "manifests/csv.yaml",
-            0o644,
-            b"kind: ClusterServiceVersion\n",
-        )
-        .dir("metadata/", 0o755)
-        .file("metadata/annotations.yaml", 0o644, b"annotations: {}\n")
+        .dir("manifests/")
+        .file("manifests/csv.yaml", b"kind: ClusterServiceVersion\n")
+        .dir("metadata/")
+        .file("metadata/annotations.yaml", b"annotations: {}\n")
         // No directory entries for these parents: they are created.
-        .file("a/b/c/deep.txt", 0o644, b"deep")
+        .file("a/b/c/deep.txt", b"deep")
         .tar();
     let state = sandbox.apply(&[(&layer, TAR)]).unwrap();
     assert_eq!(
@@ -232,13 +239,13 @@ fn extracts_nested_directories_and_files() {
 fn modes_gain_owner_access_and_lose_special_bits() {
     let sandbox = Sandbox::new();
     let layer = Layer::new()
-        .dir("ro/", 0o500)
-        .dir("shared/", 0o2775)
-        .file("ro/readonly", 0o400, b"r")
-        .file("exec", 0o755, b"x")
-        .file("none", 0o000, b"n")
-        .file("setuid", 0o4755, b"s")
-        .file("sticky", 0o1666, b"t")
+        .dir_mode("ro/", 0o500)
+        .dir_mode("shared/", 0o2775)
+        .file_mode("ro/readonly", 0o400, b"r")
+        .file_mode("exec", 0o755, b"x")
+        .file_mode("none", 0o000, b"n")
+        .file_mode("setuid", 0o4755, b"s")
+        .file_mode("sticky", 0o1666, b"t")
         .tar();
     sandbox.apply(&[(&layer, TAR)]).unwrap();
     assert_eq!(sandbox.mode("ro"), 0o700);
@@ -285,23 +292,23 @@ fn only_a_directory_may_name_the_root() {
 fn later_layers_overwrite_earlier_ones() {
     let sandbox = Sandbox::new();
     let first = Layer::new()
-        .file("file", 0o644, b"old")
-        .file("becomes-dir", 0o644, b"file")
-        .dir("becomes-file/", 0o755)
-        .file("becomes-file/inside", 0o644, b"inside")
-        .dir("merged/", 0o755)
-        .file("merged/kept", 0o644, b"kept")
+        .file("file", b"old")
+        .file("becomes-dir", b"file")
+        .dir("becomes-file/")
+        .file("becomes-file/inside", b"inside")
+        .dir("merged/")
+        .file("merged/kept", b"kept")
         .symlink("link", "file")
         .tar();
     let second = Layer::new()
-        .file("file", 0o600, b"new")
-        .dir("becomes-dir/", 0o750)
-        .file("becomes-dir/child", 0o644, b"child")
-        .file("becomes-file", 0o644, b"now a file")
-        .dir("merged/", 0o700)
-        .file("merged/added", 0o644, b"added")
+        .file_mode("file", 0o600, b"new")
+        .dir_mode("becomes-dir/", 0o750)
+        .file("becomes-dir/child", b"child")
+        .file("becomes-file", b"now a file")
+        .dir_mode("merged/", 0o700)
+        .file("merged/added", b"added")
         // Writing over a symlink replaces the link, never its target.
-        .file("link", 0o644, b"link replaced")
+        .file("link", b"link replaced")
         .tar();
     sandbox
         .apply(&[(&first, TAR), (&gzip(&second), TAR_GZIP)])
@@ -325,14 +332,11 @@ fn later_layers_overwrite_earlier_ones() {
 fn directory_entry_replaces_a_symlink_instead_of_following_it() {
     let sandbox = Sandbox::new();
     let first = Layer::new()
-        .dir("real/", 0o755)
-        .file("real/old", 0o644, b"old")
+        .dir("real/")
+        .file("real/old", b"old")
         .symlink("d", "real")
         .tar();
-    let second = Layer::new()
-        .dir("d/", 0o755)
-        .file("d/new", 0o644, b"new")
-        .tar();
+    let second = Layer::new().dir("d/").file("d/new", b"new").tar();
     sandbox.apply(&[(&first, TAR), (&second, TAR)]).unwrap();
     assert!(fs::symlink_metadata(sandbox.path("d")).unwrap().is_dir());
     assert_eq!(sandbox.read("d/new"), "new");
@@ -344,26 +348,26 @@ fn directory_entry_replaces_a_symlink_instead_of_following_it() {
 fn whiteouts_remove_earlier_content_and_are_not_written() {
     let sandbox = Sandbox::new();
     let first = Layer::new()
-        .file("gone", 0o644, b"x")
-        .dir("gone-dir/", 0o755)
-        .file("gone-dir/child", 0o644, b"x")
-        .file("kept", 0o644, b"x")
-        .dir("sub/", 0o755)
-        .file("sub/gone", 0o644, b"x")
-        .file("target", 0o644, b"target")
+        .file("gone", b"x")
+        .dir("gone-dir/")
+        .file("gone-dir/child", b"x")
+        .file("kept", b"x")
+        .dir("sub/")
+        .file("sub/gone", b"x")
+        .file("target", b"target")
         .symlink("link", "target")
         .tar();
     let second = Layer::new()
-        .file(".wh.gone", 0o644, b"")
-        .file(".wh.gone-dir", 0o644, b"")
-        .file("sub/.wh.gone", 0o644, b"")
+        .file(".wh.gone", b"")
+        .file(".wh.gone-dir", b"")
+        .file("sub/.wh.gone", b"")
         // Whiting out a link removes the link, not what it points to.
-        .file(".wh.link", 0o644, b"")
+        .file(".wh.link", b"")
         // Nothing to hide: fine.
-        .file(".wh.never-there", 0o644, b"")
-        .file("missing-dir/.wh.x", 0o644, b"")
+        .file(".wh.never-there", b"")
+        .file("missing-dir/.wh.x", b"")
         // aufs bookkeeping names are ignored.
-        .file(".wh..wh.plnk", 0o644, b"")
+        .file(".wh..wh.plnk", b"")
         .tar();
     sandbox.apply(&[(&first, TAR), (&second, TAR)]).unwrap();
     assert!(!sandbox.exists("gone"));
@@ -385,13 +389,10 @@ fn whiteouts_remove_earlier_content_and_are_not_written() {
 #[test]
 fn whiteout_does_not_hide_its_own_layer() {
     let sandbox = Sandbox::new();
-    let first = Layer::new().file("f", 0o644, b"lower").tar();
+    let first = Layer::new().file("f", b"lower").tar();
     // The file comes before its whiteout in the same layer: the whiteout
     // hides only the lower copy, which the new one replaced.
-    let second = Layer::new()
-        .file("f", 0o644, b"upper")
-        .file(".wh.f", 0o644, b"")
-        .tar();
+    let second = Layer::new().file("f", b"upper").file(".wh.f", b"").tar();
     sandbox.apply(&[(&first, TAR), (&second, TAR)]).unwrap();
     assert_eq!(sandbox.read("f"), "upper");
 }
@@ -400,19 +401,19 @@ fn whiteout_does_not_hide_its_own_layer() {
 fn opaque_whiteout_clears_the_directory_of_earlier_layers_only() {
     let sandbox = Sandbox::new();
     let first = Layer::new()
-        .dir("d/", 0o755)
-        .file("d/old", 0o644, b"old")
-        .dir("d/sub/", 0o755)
-        .file("d/sub/old", 0o644, b"old")
-        .file("d/sub/also-old", 0o644, b"old")
-        .file("outside-d", 0o644, b"kept")
+        .dir("d/")
+        .file("d/old", b"old")
+        .dir("d/sub/")
+        .file("d/sub/old", b"old")
+        .file("d/sub/also-old", b"old")
+        .file("outside-d", b"kept")
         .tar();
     // The marker comes after some of this layer's entries in `d`: they stay.
     let second = Layer::new()
-        .file("d/sub/new", 0o644, b"new")
-        .dir("d/", 0o755)
-        .file("d/.wh..wh..opq", 0o644, b"")
-        .file("d/later", 0o644, b"later")
+        .file("d/sub/new", b"new")
+        .dir("d/")
+        .file("d/.wh..wh..opq", b"")
+        .file("d/later", b"later")
         .tar();
     sandbox.apply(&[(&first, TAR), (&second, TAR)]).unwrap();
     assert!(!sandbox.exists("d/old"));

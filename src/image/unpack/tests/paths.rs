@@ -115,15 +115,15 @@ fn empty_symlink_target_is_refused() {
 fn entries_through_symlinked_parents_stay_inside() {
     let sandbox = Sandbox::new();
     let first = Layer::new()
-        .dir("usr/lib/", 0o755)
+        .dir("usr/lib/")
         .symlink("lib", "usr/lib")
         .symlink("abs", "/usr")
         .symlink("dot", ".")
         .tar();
     let second = Layer::new()
-        .file("lib/libc.so", 0o644, b"libc")
-        .file("abs/share/doc", 0o644, b"doc")
-        .file("dot/dot/x", 0o644, b"x")
+        .file("lib/libc.so", b"libc")
+        .file("abs/share/doc", b"doc")
+        .file("dot/dot/x", b"x")
         .tar();
     sandbox.apply(&[(&first, TAR), (&second, TAR)]).unwrap();
     assert_eq!(sandbox.read("usr/lib/libc.so"), "libc");
@@ -142,7 +142,7 @@ fn parent_symlink_pointing_outside_is_refused() {
     // must still not be followed.
     let sandbox = Sandbox::new();
     std::os::unix::fs::symlink("..", sandbox.path("planted")).unwrap();
-    let layer = Layer::new().file("planted/file", 0o644, b"x").tar();
+    let layer = Layer::new().file("planted/file", b"x").tar();
     let (entry, reason) = refusal(sandbox.apply(&[(&layer, TAR)]));
     assert_eq!(
         (entry.as_str(), reason),
@@ -151,7 +151,7 @@ fn parent_symlink_pointing_outside_is_refused() {
     assert!(sandbox.outside().is_empty());
     // A whiteout through it removes nothing outside either.
     fs::write(sandbox.root.path().join("victim"), "v").unwrap();
-    let layer = Layer::new().file("planted/.wh.victim", 0o644, b"").tar();
+    let layer = Layer::new().file("planted/.wh.victim", b"").tar();
     let (_, reason) = refusal(sandbox.apply(&[(&layer, TAR)]));
     assert_eq!(reason, Refusal::ParentEscapes);
     assert_eq!(sandbox.outside(), ["victim"]);
@@ -163,7 +163,7 @@ fn planted_absolute_symlink_is_resolved_inside_the_root() {
     let outside = sandbox.root.path().join("outside");
     fs::create_dir(&outside).unwrap();
     std::os::unix::fs::symlink(&outside, sandbox.path("planted")).unwrap();
-    let layer = Layer::new().file("planted/file", 0o644, b"x").tar();
+    let layer = Layer::new().file("planted/file", b"x").tar();
     sandbox.apply(&[(&layer, TAR)]).unwrap();
     assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
     let inside = sandbox.dest().join(outside.strip_prefix("/").unwrap());
@@ -176,16 +176,13 @@ fn symlink_loops_and_file_parents_are_refused() {
     let layer = Layer::new()
         .symlink("a", "b")
         .symlink("b", "a")
-        .file("a/x", 0o644, b"")
+        .file("a/x", b"")
         .tar();
     assert_eq!(
         refusal(sandbox.apply(&[(&layer, TAR)])).1,
         Refusal::SymlinkLoop
     );
-    let layer = Layer::new()
-        .file("f", 0o644, b"")
-        .file("f/x", 0o644, b"")
-        .tar();
+    let layer = Layer::new().file("f", b"").file("f/x", b"").tar();
     assert_eq!(
         refusal(sandbox.apply(&[(&layer, TAR)])).1,
         Refusal::ParentNotDirectory
@@ -195,10 +192,10 @@ fn symlink_loops_and_file_parents_are_refused() {
 #[test]
 fn hard_links_within_the_root() {
     let sandbox = Sandbox::new();
-    let first = Layer::new().file("a/orig", 0o644, b"shared").tar();
+    let first = Layer::new().file("a/orig", b"shared").tar();
     let second = Layer::new()
         .hard_link("b/copy", "a/orig")
-        .file("c", 0o644, b"same layer")
+        .file("c", b"same layer")
         .hard_link("d", "./c")
         .tar();
     sandbox.apply(&[(&first, TAR), (&second, TAR)]).unwrap();
@@ -236,7 +233,7 @@ fn hard_link_outside_or_missing_is_refused() {
 fn hard_link_to_a_symlink_becomes_a_symlink_to_the_same_place() {
     let sandbox = Sandbox::new();
     let layer = Layer::new()
-        .file("target", 0o644, b"t")
+        .file("target", b"t")
         .symlink("a/b/l", "../../target")
         // Sharing the inode would give `m` the text `../../target`, which
         // climbs above the root from there.
@@ -261,7 +258,7 @@ fn device_files_are_refused() {
 #[test]
 fn fifos_are_not_created_but_replace_earlier_files() {
     let sandbox = Sandbox::new();
-    let first = Layer::new().file("pipe", 0o644, b"file").tar();
+    let first = Layer::new().file("pipe", b"file").tar();
     let second = raw_layer(&[(b"pipe", tar::EntryType::Fifo, b"")]);
     sandbox.apply(&[(&first, TAR), (&second, TAR)]).unwrap();
     assert!(!sandbox.exists("pipe"));

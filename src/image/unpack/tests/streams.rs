@@ -8,7 +8,7 @@ fn entry_count_limit_stops_extraction() {
     let sandbox = Sandbox::new();
     let mut layer = Layer::new();
     for i in 0..10 {
-        layer = layer.file(&format!("f{i}"), 0o644, b"");
+        layer = layer.file(&format!("f{i}"), b"");
     }
     let layer = layer.tar();
     let limits = Limits {
@@ -121,7 +121,7 @@ fn huge_long_name_is_stopped() {
 #[test]
 fn truncated_entry_is_an_error() {
     let sandbox = Sandbox::new();
-    let layer = Layer::new().file("f", 0o644, &[7; 4000]).tar();
+    let layer = Layer::new().file("f", &[7; 4000]).tar();
     let err = sandbox.apply(&[(&layer[..2048], TAR)]).unwrap_err();
     assert!(
         matches!(&err, UnpackError::Truncated { entry, expected: 4000, actual } if entry == "f" && *actual == 1536),
@@ -166,7 +166,7 @@ fn garbage_and_damaged_streams_are_errors() {
     let mut fake_zstd = vec![0x28, 0xb5, 0x2f, 0xfd];
     fake_zstd.extend_from_slice(&garbage);
     assert!(sandbox.apply(&[(&fake_zstd, TAR_ZSTD)]).is_err());
-    let layer = gzip(&Layer::new().file("f", 0o644, &garbage).tar());
+    let layer = gzip(&Layer::new().file("f", &garbage).tar());
     let err = sandbox
         .apply(&[(&layer[..layer.len() / 2], TAR_GZIP)])
         .unwrap_err();
@@ -187,11 +187,11 @@ fn empty_layer_is_accepted() {
 #[test]
 fn no_panic_on_damaged_input() {
     let layer = Layer::new()
-        .dir("d/", 0o755)
-        .file("d/f", 0o644, b"content")
+        .dir("d/")
+        .file("d/f", b"content")
         .symlink("l", "d/f")
         .hard_link("h", "d/f")
-        .file(".wh.x", 0o644, b"")
+        .file(".wh.x", b"")
         .tar();
     let compressed = gzip(&layer);
     let mut seed: u32 = 1;
@@ -216,7 +216,7 @@ fn no_panic_on_damaged_input() {
 
 #[test]
 fn gzip_is_detected_by_magic_whatever_the_media_type() {
-    let layer = Layer::new().file("f", 0o644, b"gz").tar();
+    let layer = Layer::new().file("f", b"gz").tar();
     let compressed = gzip(&layer);
     for media_type in [TAR, TAR_ZSTD, DOCKER_GZIP, "application/octet-stream", ""] {
         let sandbox = Sandbox::new();
@@ -233,7 +233,7 @@ fn gzip_is_detected_by_magic_whatever_the_media_type() {
 
 #[test]
 fn concatenated_gzip_members_are_one_stream() {
-    let layer = Layer::new().file("f", 0o644, &[b'z'; 3000]).tar();
+    let layer = Layer::new().file("f", &[b'z'; 3000]).tar();
     let mut compressed = gzip(&layer[..1000]);
     compressed.extend(gzip(&layer[1000..]));
     let sandbox = Sandbox::new();
@@ -259,10 +259,7 @@ fn zstd_fixture_from_the_cli_is_decompressed() {
 
 #[test]
 fn zstd_frames_and_skippable_frames_are_read_in_order() {
-    let layer = Layer::new()
-        .file("a", 0o644, &[b'a'; 5000])
-        .file("b", 0o644, b"b")
-        .tar();
+    let layer = Layer::new().file("a", &[b'a'; 5000]).file("b", b"b").tar();
     let level = ruzstd::encoding::CompressionLevel::Fastest;
     // A skippable frame first: magic 0x184d2a53, 3 bytes of payload.
     let mut compressed = vec![0x53, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3];
