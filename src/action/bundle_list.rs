@@ -9,6 +9,7 @@
 
 use crate::bundle::csvless;
 use crate::bundle::mediatype::MediaType;
+use crate::bundle::Manifest;
 use serde_json::Value;
 use std::path::Path;
 
@@ -105,17 +106,22 @@ pub fn list_bundle(dir: &crate::bundle::BundleDir, format: Format) -> Result<Lis
         MediaType::RegistryV1 => {
             let parsed =
                 crate::bundle::parse(dir).map_err(|e| ListError::Invalid(e.to_string()))?;
-            let is_crd = |v: &&Value| v["kind"] == "CustomResourceDefinition";
+            let is_crd = |m: &&Manifest| m.kind() == "CustomResourceDefinition";
             let csv_index = parsed.csv_index();
-            let mut ordered: Vec<Value> = parsed.objects().iter().filter(is_crd).cloned().collect();
+            let mut ordered: Vec<Value> = parsed
+                .objects()
+                .iter()
+                .filter(is_crd)
+                .map(|m| m.value.clone())
+                .collect();
             ordered.push(parsed.csv().clone());
             ordered.extend(
                 parsed
                     .objects()
                     .iter()
                     .enumerate()
-                    .filter(|(i, v)| !is_crd(v) && Some(*i) != csv_index)
-                    .map(|(_, v)| v.clone()),
+                    .filter(|(i, m)| !is_crd(m) && Some(*i) != csv_index)
+                    .map(|(_, m)| m.value.clone()),
             );
             ordered
         }
@@ -123,7 +129,11 @@ pub fn list_bundle(dir: &crate::bundle::BundleDir, format: Format) -> Result<Lis
             let mut findings = Vec::new();
             let bundle = csvless::read(dir, media_type, &mut findings)
                 .ok_or_else(|| ListError::Invalid(csvless::error_text(&findings)))?;
-            bundle.applied().into_iter().cloned().collect()
+            bundle
+                .applied()
+                .into_iter()
+                .map(|m| m.value.clone())
+                .collect()
         }
         MediaType::Helm => {
             return Err(ListError::Invalid(

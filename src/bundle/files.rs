@@ -265,3 +265,34 @@ impl From<Document<'_>> for Doc {
         }
     }
 }
+
+/// One object decoded from a bundle's manifests, with the file and document it came from. The
+/// one type for a manifest object: the CSV-less reader, content validation, the registry
+/// checks and [`crate::bundle::ParsedBundle`] each decode a file's [`Doc`]s with their own
+/// (upstream's) rules into these.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// `manifests/<name>` (`metadata/bundle.yaml` for a registry+v2 bundle's synthesised CSV).
+    pub file: String,
+    /// 1-based document number in the file.
+    pub document: usize,
+    pub value: Value,
+    /// Whether the document was YAML (CRD checks read YAML numbers differently).
+    pub from_yaml: bool,
+}
+
+impl Manifest {
+    /// The object's `kind` (`""` when it has none).
+    pub fn kind(&self) -> &str {
+        self.value.get("kind").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// A finding about this object: in its file and document.
+    pub fn finding(&self, rule: &'static str, message: String) -> crate::diag::Diagnostic {
+        let mut finding = crate::bundle::rules::finding(rule, message, Some(self.file.clone()));
+        if let Some(location) = &mut finding.location {
+            location.document = self.document.checked_sub(1);
+        }
+        finding
+    }
+}

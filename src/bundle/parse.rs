@@ -5,7 +5,7 @@
 use super::csvless;
 use super::parsed::{ApiKey, BundleDirError, CrdError, CsvError, JsonTypeError, ParsedBundle};
 use super::property_list::{self, RawProperty};
-use crate::bundle::files::{BundleDir, Doc, Entry, Listing};
+use crate::bundle::files::{BundleDir, Doc, Entry, Listing, Manifest};
 use crate::bundle::mediatype::MediaType;
 use crate::encoding::gojson::{self, field, go_marshal, sorted, type_error, RawDoc};
 use serde_json::{Map, Value};
@@ -45,12 +45,19 @@ pub fn parse(dir: &BundleDir) -> Result<ParsedBundle, BundleDirError> {
             problems: csvless::error_text(&findings),
         }
     })?;
-    let objects: Vec<Value> = bundle.applied().into_iter().map(sorted).collect();
+    let objects: Vec<Manifest> = bundle
+        .applied()
+        .into_iter()
+        .map(|m| Manifest {
+            value: sorted(&m.value),
+            ..m.clone()
+        })
+        .collect();
     let identity = match (media_type, &bundle.meta) {
         (MediaType::RegistryV2, _) => Identity::Csv(
             objects
                 .iter()
-                .position(|o| kind_of(o) == CSV_KIND)
+                .position(|o| o.kind() == CSV_KIND)
                 .unwrap_or_default(),
         ),
         (_, Some(meta)) => Identity::Plain {
@@ -75,12 +82,12 @@ enum Identity {
 
 fn from_objects(
     dir: &BundleDir,
-    objects: Vec<Value>,
+    objects: Vec<Manifest>,
     identity: Identity,
     media_type: Option<&'static str>,
 ) -> Result<ParsedBundle, BundleDirError> {
     let (csv_index, csv) = match identity {
-        Identity::Csv(index) => (Some(index), objects[index].clone()),
+        Identity::Csv(index) => (Some(index), objects[index].value.clone()),
         Identity::Plain { name, version } => (
             None,
             serde_json::json!({"metadata": {"name": name}, "spec": {"version": version}}),
@@ -212,7 +219,7 @@ fn api_version_of(v: &Value) -> &str {
 
 /// Reads `manifests/`: every object of every regular, non-hidden file in
 /// name order, keeping only the first CSV.
-fn read_manifests(dir: &Listing) -> Result<(Vec<Value>, usize), BundleDirError> {
+fn read_manifests(dir: &Listing) -> Result<(Vec<Manifest>, usize), BundleDirError> {
     let mut objects = Vec::new();
     let mut csv_index = None;
     for entry in sorted_entries(dir, "manifests")? {
@@ -222,7 +229,7 @@ fn read_manifests(dir: &Listing) -> Result<(Vec<Value>, usize), BundleDirError> 
         let Some(docs) = read_documents(entry)? else {
             continue;
         };
-        for doc in docs {
+        for (index, doc) in docs.into_iter().enumerate() {
             let Ok(value) = serde_json::from_str::<Value>(&doc.text) else {
                 continue;
             };
@@ -235,7 +242,12 @@ fn read_manifests(dir: &Listing) -> Result<(Vec<Value>, usize), BundleDirError> 
                 }
                 csv_index = Some(objects.len());
             }
-            objects.push(sorted(&value));
+            objects.push(Manifest {
+                file: format!("manifests/{}", entry.name_text()),
+                document: index + 1,
+                value: sorted(&value),
+                from_yaml: doc.from_yaml,
+            });
         }
     }
     if objects.is_empty() {
@@ -272,9 +284,10 @@ fn crd_string(v: Option<&Value>, owner: &str, path: &str) -> Result<String, Json
 
 /// The APIs the bundle's CRDs provide: every `spec.versions[].name` (and for
 /// v1beta1 `spec.version`) with the CRD's group, kind and plural.
-fn crd_apis(objects: &[Value]) -> Result<Vec<ApiKey>, BundleDirError> {
+fn crd_apis(objects: &[Manifest]) -> Result<Vec<ApiKey>, BundleDirError> {
     let mut keys = Vec::new();
-    for obj in objects.iter().filter(|o| kind_of(o) == CRD_KIND) {
+    for obj in objects.iter().filter(|o| o.kind() == CRD_KIND) {
+        let obj = &obj.value;
         let api_version = api_version_of(obj);
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         if version != "v1" && version != "v1beta1" {

@@ -143,7 +143,7 @@ pub struct ParsedBundle {
     pub default_channel: String,
     /// Manifest objects in file order, keys sorted at every level (the CSV
     /// among them, at `csv_index`; a plain+v0 bundle has none).
-    pub(crate) objects: Vec<Value>,
+    pub(crate) objects: Vec<crate::bundle::files::Manifest>,
     pub(crate) csv_index: Option<usize>,
     /// The CSV (for plain+v0: only the name and version of `bundle.yaml`).
     pub(crate) csv: Value,
@@ -170,7 +170,7 @@ impl ParsedBundle {
     }
 
     /// The manifest objects in file order (keys sorted at every level).
-    pub fn objects(&self) -> &[Value] {
+    pub fn objects(&self) -> &[crate::bundle::files::Manifest] {
         &self.objects
     }
 

@@ -9,11 +9,10 @@
 //! [`Diagnostic`]s (validate reports them all; the other commands fail with
 //! them). Nothing prints.
 
-mod manifest;
 pub mod metadata;
 pub(crate) mod synth;
 
-use crate::bundle::files::{BundleDir, Doc};
+use crate::bundle::files::{BundleDir, Doc, Manifest};
 use crate::bundle::mediatype::MediaType;
 use crate::bundle::rules::{
     finding, BUNDLE_API_WITHOUT_CRD, BUNDLE_DEPLOYMENT_MISSING, BUNDLE_YAML_MISSING,
@@ -24,7 +23,6 @@ use crate::diag::Diagnostic;
 use crate::encoding::stream::{decode_documents, StreamError};
 use serde_json::Value;
 
-pub use manifest::Manifest;
 pub use metadata::BundleMeta;
 pub use synth::Synthesis;
 
@@ -59,24 +57,19 @@ impl CsvLessBundle {
     /// What OLM applies, in order (decisions.md §4): registry+v2 → the CRDs,
     /// the synthesised CSV, then every object the CSV does not carry;
     /// plain+v0 → every object in file order.
-    pub fn applied(&self) -> Vec<&Value> {
+    pub fn applied(&self) -> Vec<&Manifest> {
         let Some(synthesis) = &self.synthesis else {
-            return self.manifests.iter().map(|m| &m.value).collect();
+            return self.manifests.iter().collect();
         };
         let is_crd = |m: &Manifest| m.kind() == "CustomResourceDefinition";
-        let mut out: Vec<&Value> = self
-            .manifests
-            .iter()
-            .filter(|m| is_crd(m))
-            .map(|m| &m.value)
-            .collect();
+        let mut out: Vec<&Manifest> = self.manifests.iter().filter(|m| is_crd(m)).collect();
         out.push(&synthesis.csv);
         out.extend(
             self.manifests
                 .iter()
                 .zip(&synthesis.absorbed)
                 .filter(|(m, absorbed)| !**absorbed && !is_crd(m))
-                .map(|(m, _)| &m.value),
+                .map(|(m, _)| m),
         );
         out
     }
@@ -230,22 +223,13 @@ pub fn read_manifests(bundle: &BundleDir, findings: &mut Vec<Diagnostic>) -> Vec
                 continue;
             }
         };
-        match objects_in(documents) {
+        match objects_in(&file, documents) {
             Ok(objects) if objects.is_empty() => findings.push(finding(
                 MANIFEST_NOT_OBJECTS,
                 format!("{file}: holds no Kubernetes object"),
                 Some(file),
             )),
-            Ok(objects) => {
-                for (document, value, from_yaml) in objects {
-                    manifests.push(Manifest {
-                        file: file.clone(),
-                        document,
-                        value,
-                        from_yaml,
-                    });
-                }
-            }
+            Ok(objects) => manifests.extend(objects),
             Err((document, message)) => {
                 let mut finding = finding(MANIFEST_NOT_OBJECTS, message, Some(file));
                 if let Some(location) = &mut finding.location {
@@ -266,22 +250,19 @@ pub fn read_manifests(bundle: &BundleDir, findings: &mut Vec<Diagnostic>) -> Vec
     manifests
 }
 
-/// An object of a stream: its 1-based document number, the object, whether
-/// it was YAML.
-pub type StreamObject = (usize, Value, bool);
-
-/// The objects of a YAML or JSON stream with their 1-based document numbers;
-/// documents without content are skipped. The error names the document.
-pub fn objects_of(bytes: &[u8]) -> Result<Vec<StreamObject>, (usize, String)> {
+/// The objects of the YAML or JSON stream `file` holds, with their 1-based document numbers;
+/// documents without content are skipped. The error names the document (1-based).
+pub fn objects_of(file: &str, bytes: &[u8]) -> Result<Vec<Manifest>, (usize, String)> {
     let documents: Result<Vec<Doc>, StreamError> =
         decode_documents(bytes).map(|documents| documents.into_iter().map(Doc::from).collect());
-    objects_in(documents.as_deref())
+    objects_in(file, documents.as_deref())
 }
 
 /// [`objects_of`] over a file's decoded documents.
 pub fn objects_in(
+    file: &str,
     documents: Result<&[Doc], &StreamError>,
-) -> Result<Vec<StreamObject>, (usize, String)> {
+) -> Result<Vec<Manifest>, (usize, String)> {
     let documents = documents.map_err(|e| (e.index + 1, e.kind.to_string()))?;
     let mut out = Vec::new();
     for (index, document) in documents.iter().enumerate() {
@@ -319,7 +300,12 @@ pub fn objects_in(
                 ))
             }
         }
-        out.push((number, value, from_yaml));
+        out.push(Manifest {
+            file: file.to_string(),
+            document: number,
+            value,
+            from_yaml,
+        });
     }
     Ok(out)
 }
