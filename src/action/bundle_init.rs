@@ -355,12 +355,7 @@ fn read_directory(
             &absolute,
             crate::fsutil::Limit::Manifest,
         )
-        .map_err(|e| match e {
-            crate::fsutil::InputError::Io { kind, message, .. } => {
-                read_error("open", &path, std::io::Error::new(kind, message))
-            }
-            refused => read_error("open", &path, std::io::Error::other(refused.reason())),
-        })?;
+        .map_err(|e| read_error("open", &path, e.into_io_error()))?;
         let found = decode_objects(&contents, &file_name)?;
         if found.is_empty() {
             warn(&format!("skipping {file_name}: it holds no objects"));
