@@ -9,7 +9,6 @@
 
 use crate::bundle::csvless;
 use crate::bundle::mediatype::MediaType;
-use crate::bundle::Manifest;
 use serde_json::Value;
 use std::path::Path;
 
@@ -106,24 +105,11 @@ pub fn list_bundle(dir: &crate::bundle::BundleDir, format: Format) -> Result<Lis
         MediaType::RegistryV1 => {
             let parsed =
                 crate::bundle::parse(dir).map_err(|e| ListError::Invalid(e.to_string()))?;
-            let is_crd = |m: &&Manifest| m.kind() == "CustomResourceDefinition";
-            let csv_index = parsed.csv_index();
-            let mut ordered: Vec<Value> = parsed
-                .objects()
-                .iter()
-                .filter(is_crd)
+            parsed
+                .applied()
+                .into_iter()
                 .map(|m| m.value.clone())
-                .collect();
-            ordered.push(parsed.csv().clone());
-            ordered.extend(
-                parsed
-                    .objects()
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, m)| !is_crd(m) && Some(*i) != csv_index)
-                    .map(|(_, m)| m.value.clone()),
-            );
-            ordered
+                .collect()
         }
         MediaType::RegistryV2 | MediaType::Plain => {
             let mut findings = Vec::new();

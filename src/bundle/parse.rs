@@ -3,7 +3,9 @@
 //! the metadata files, then the derived properties.
 
 use super::csvless;
-use super::parsed::{ApiKey, BundleDirError, CrdError, CsvError, JsonTypeError, ParsedBundle};
+use super::parsed::{
+    ApiKey, BundleDirError, CrdError, CsvError, Identity, JsonTypeError, ParsedBundle,
+};
 use super::property_list::{self, RawProperty};
 use crate::bundle::files::{BundleDir, Doc, Entry, Listing, Manifest};
 use crate::bundle::mediatype::MediaType;
@@ -60,10 +62,10 @@ pub fn parse(dir: &BundleDir) -> Result<ParsedBundle, BundleDirError> {
                 .position(|o| o.kind() == CSV_KIND)
                 .unwrap_or_default(),
         ),
-        (_, Some(meta)) => Identity::Plain {
-            name: meta.name.clone(),
-            version: meta.version.clone(),
-        },
+        (_, Some(meta)) => Identity::Plain(serde_json::json!({
+            "metadata": {"name": meta.name},
+            "spec": {"version": meta.version},
+        })),
         (_, None) => {
             return Err(BundleDirError::PlainWithoutMetadata {
                 file: csvless::metadata::FILE,
@@ -73,33 +75,20 @@ pub fn parse(dir: &BundleDir) -> Result<ParsedBundle, BundleDirError> {
     from_objects(dir, objects, identity, Some(media_type.label()))
 }
 
-/// What names a bundle: its CSV (an index into the objects), or the name and
-/// version of a plain+v0 bundle's `bundle.yaml`.
-enum Identity {
-    Csv(usize),
-    Plain { name: String, version: String },
-}
-
 fn from_objects(
     dir: &BundleDir,
     objects: Vec<Manifest>,
     identity: Identity,
     media_type: Option<&'static str>,
 ) -> Result<ParsedBundle, BundleDirError> {
-    let (csv_index, csv) = match identity {
-        Identity::Csv(index) => (Some(index), objects[index].value.clone()),
-        Identity::Plain { name, version } => (
-            None,
-            serde_json::json!({"metadata": {"name": name}, "spec": {"version": version}}),
-        ),
-    };
+    let csv = identity.csv(&objects);
     // Upstream decodes the CRDs while looking up the CSV, so their errors
     // come before anything about the CSV.
     let provided_crds = crd_apis(&objects)?;
-    let name = string_at(&csv, &["metadata", "name"]);
-    let provided = provided_apis(provided_crds, &csv)
+    let name = string_at(csv, &["metadata", "name"]);
+    let provided = provided_apis(provided_crds, csv)
         .and_then(|provided| {
-            check_owned_crds(&csv, &provided)?;
+            check_owned_crds(csv, &provided)?;
             Ok(provided)
         })
         .map_err(|source| BundleDirError::ProvidedApis {
@@ -110,7 +99,7 @@ fn from_objects(
     let meta = read_metadata(dir.metadata())?;
     let annotations = meta.annotations.ok_or(BundleDirError::NoAnnotations)?;
 
-    let derived = derived_properties(&csv, &annotations.package, &provided)
+    let derived = derived_properties(csv, &annotations.package, &provided)
         .map_err(BundleDirError::DeriveProperties)?;
     let mut properties = meta.properties;
     properties.extend(derived);
@@ -134,8 +123,7 @@ fn from_objects(
                 .collect()
         },
         default_channel: annotations.default_channel,
-        csv_index,
-        csv,
+        identity,
         objects,
         properties: property_set(properties),
         dependencies: meta.dependencies,

@@ -5,7 +5,7 @@
 //! One reader serves `bundle list`, `render`, `bundle build` and `bundle
 //! validate`: [`read`] checks the directory and returns the manifests, the
 //! metadata and, for registry+v2, the synthesised ClusterServiceVersion;
-//! [`CsvLessBundle::applied`] is the object list OLM applies. Problems are
+//! [`Contents::applied`] is the object list OLM applies. Problems are
 //! [`Diagnostic`]s (validate reports them all; the other commands fail with
 //! them). Nothing prints.
 
@@ -42,10 +42,12 @@ pub fn rules() -> Vec<&'static str> {
     all
 }
 
-/// A checked CSV-less bundle.
+/// What the CSV-less reader found in a bundle directory (the media type is the caller's):
+/// the objects of `manifests/`, `metadata/bundle.yaml` and the CSV synthesised from them.
+/// Parsing turns it into a [`crate::bundle::ParsedBundle`], as it does a registry+v1
+/// directory; validation and `bundle list` read it as it is.
 #[derive(Debug, Clone)]
-pub struct CsvLessBundle {
-    pub media_type: MediaType,
+pub struct Contents {
     pub manifests: Vec<Manifest>,
     /// `bundle.yaml` (required for registry+v2, optional for plain+v0).
     pub meta: Option<BundleMeta>,
@@ -53,7 +55,7 @@ pub struct CsvLessBundle {
     pub synthesis: Option<Synthesis>,
 }
 
-impl CsvLessBundle {
+impl Contents {
     /// What OLM applies, in order (decisions.md §4): registry+v2 → the CRDs,
     /// the synthesised CSV, then every object the CSV does not carry;
     /// plain+v0 → every object in file order.
@@ -61,17 +63,14 @@ impl CsvLessBundle {
         let Some(synthesis) = &self.synthesis else {
             return self.manifests.iter().collect();
         };
-        let is_crd = |m: &Manifest| m.kind() == "CustomResourceDefinition";
-        let mut out: Vec<&Manifest> = self.manifests.iter().filter(|m| is_crd(m)).collect();
-        out.push(&synthesis.csv);
-        out.extend(
+        crate::bundle::parsed::applied_order(
+            &synthesis.csv,
             self.manifests
                 .iter()
                 .zip(&synthesis.absorbed)
-                .filter(|(m, absorbed)| !**absorbed && !is_crd(m))
+                .filter(|(_, absorbed)| !**absorbed)
                 .map(|(m, _)| m),
-        );
-        out
+        )
     }
 }
 
@@ -109,7 +108,7 @@ pub fn read(
     bundle: &BundleDir,
     media_type: MediaType,
     findings: &mut Vec<Diagnostic>,
-) -> Option<CsvLessBundle> {
+) -> Option<Contents> {
     let before = errors(findings);
     let bundle = inspect(bundle, media_type, findings);
     (errors(findings) == before).then_some(bundle)
@@ -121,7 +120,7 @@ pub fn inspect(
     bundle: &BundleDir,
     media_type: MediaType,
     findings: &mut Vec<Diagnostic>,
-) -> CsvLessBundle {
+) -> Contents {
     let manifests = read_manifests(bundle, findings);
     check_removed_apis(&manifests, media_type, findings);
     let bundle_yaml = metadata::FILE
@@ -167,8 +166,7 @@ pub fn inspect(
             synthesis = Some(synth::synthesize(meta, &manifests, findings));
         }
     }
-    CsvLessBundle {
-        media_type,
+    Contents {
         manifests,
         meta,
         synthesis,

@@ -32,7 +32,7 @@ fn read_tree(
     dir: &tempfile::TempDir,
     media_type: MediaType,
     findings: &mut Vec<Diagnostic>,
-) -> Option<CsvLessBundle> {
+) -> Option<Contents> {
     read(&BundleDir::read(dir.path()), media_type, findings)
 }
 
