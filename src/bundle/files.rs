@@ -10,6 +10,7 @@
 //! messages.
 
 use crate::bundle::mediatype::{DetectError, MediaType};
+use crate::encoding::gojson::RawDoc;
 use crate::encoding::stream::{decode_documents, Document, StreamError};
 use crate::fsutil::InputError;
 use serde_json::Value;
@@ -255,6 +256,39 @@ pub enum Doc {
     Json(String),
     /// A YAML document converted to JSON.
     Yaml(Value),
+}
+
+impl Doc {
+    /// The document as a JSON value: a JSON document parsed
+    /// ([`crate::encoding::json::parse_value`]), a YAML one as converted.
+    pub fn value(&self) -> serde_json::Result<std::borrow::Cow<'_, Value>> {
+        match self {
+            Doc::Json(text) => {
+                crate::encoding::json::parse_value(text).map(std::borrow::Cow::Owned)
+            }
+            Doc::Yaml(value) => Ok(std::borrow::Cow::Borrowed(value)),
+        }
+    }
+
+    /// Whether the document was YAML.
+    pub fn is_yaml(&self) -> bool {
+        matches!(self, Doc::Yaml(_))
+    }
+
+    /// The document as Go's JSON decoder reads it: a JSON document's text, a YAML one
+    /// re-encoded as Go's `json.Marshal` writes it.
+    pub(crate) fn raw(&self) -> RawDoc {
+        match self {
+            Doc::Json(text) => RawDoc {
+                text: text.clone(),
+                from_yaml: false,
+            },
+            Doc::Yaml(value) => RawDoc {
+                text: crate::encoding::gojson::go_marshal(value),
+                from_yaml: true,
+            },
+        }
+    }
 }
 
 impl From<Document<'_>> for Doc {

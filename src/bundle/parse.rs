@@ -9,7 +9,7 @@ use super::parsed::{
 use super::property_list::{self, RawProperty};
 use crate::bundle::files::{BundleDir, Doc, Entry, Listing, Manifest};
 use crate::bundle::mediatype::MediaType;
-use crate::encoding::gojson::{self, field, go_marshal, sorted, type_error, RawDoc};
+use crate::encoding::gojson::{self, field, sorted, type_error, RawDoc};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
@@ -168,20 +168,7 @@ fn read_documents(entry: &Entry) -> Result<Option<Vec<RawDoc>>, BundleDirError> 
     let Ok(docs) = documents else {
         return Ok(None);
     };
-    Ok(Some(
-        docs.iter()
-            .map(|d| match d {
-                Doc::Json(text) => RawDoc {
-                    text: text.clone(),
-                    from_yaml: false,
-                },
-                Doc::Yaml(value) => RawDoc {
-                    text: go_marshal(value),
-                    from_yaml: true,
-                },
-            })
-            .collect(),
-    ))
+    Ok(Some(docs.iter().map(Doc::raw).collect()))
 }
 
 /// Whether a document decodes as a Kubernetes object: a JSON object whose

@@ -265,13 +265,10 @@ pub fn objects_in(
     let mut out = Vec::new();
     for (index, document) in documents.iter().enumerate() {
         let number = index + 1;
-        let (value, from_yaml) = match document {
-            Doc::Json(text) => (
-                crate::encoding::json::parse_value(text).map_err(|e| (number, e.to_string()))?,
-                false,
-            ),
-            Doc::Yaml(value) => (value.clone(), true),
-        };
+        let value = document
+            .value()
+            .map_err(|e| (number, e.to_string()))?
+            .into_owned();
         match &value {
             Value::Null => continue,
             Value::Object(map) => {
@@ -302,7 +299,7 @@ pub fn objects_in(
             file: file.to_string(),
             document: number,
             value,
-            from_yaml,
+            from_yaml: document.is_yaml(),
         });
     }
     Ok(out)

@@ -230,10 +230,7 @@ fn read_documents(
     }
     let mut out = Vec::new();
     for (index, document) in documents.iter().enumerate() {
-        let (value, from_yaml) = match document {
-            Doc::Json(text) => (crate::encoding::json::parse_value(text)?, false),
-            Doc::Yaml(value) => (value.clone(), true),
-        };
+        let (value, from_yaml) = (document.value()?.into_owned(), document.is_yaml());
         let value = match value {
             Value::Null if index == 0 => Value::Object(Map::new()),
             Value::Null => continue,
