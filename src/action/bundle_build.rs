@@ -19,7 +19,8 @@ use crate::bundle::annotations::{
     self, CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, MEDIATYPE_LABEL, PACKAGE_LABEL,
     SEED_MEDIATYPE_LABEL,
 };
-use crate::bundle::validate::{validate_bundle_dir, BundleReport, Options};
+use crate::bundle::validate::{validate, BundleReport, Options};
+use crate::bundle::BundleDir;
 use crate::declcfg::load::io_message;
 use crate::encoding::json::go_quote;
 use crate::fsutil::{Batch, StageError, WriteError};
@@ -197,14 +198,17 @@ impl BuildBundle {
         let temporaries: BTreeSet<&Path> = batch.staged().map(|(_, temp)| temp).collect();
         assemble_view(&generated, &overlay, &temporaries, view.path())?;
         drop(overlay);
-        let annotations_path = view.path().join("metadata/annotations.yaml");
-        let bytes = std::fs::read(&annotations_path).map_err(|error| BuildError::Io {
-            op: "open",
-            path: generated.metadata_dir.join("annotations.yaml"),
-            error,
-        })?;
+        // The view is read once: for its labels and for validation.
+        let bundle = BundleDir::read(view.path());
+        let bytes = bundle
+            .metadata_file("annotations.yaml")
+            .map_err(|error| BuildError::Io {
+                op: "open",
+                path: generated.metadata_dir.join("annotations.yaml"),
+                error: error.into_io_error(),
+            })?;
         let mut labels =
-            annotations::parse_yaml(&bytes).map_err(|source| BuildError::Annotations {
+            annotations::parse_yaml(bytes).map_err(|source| BuildError::Annotations {
                 path: generated.metadata_dir.join("annotations.yaml"),
                 source,
             })?;
@@ -222,7 +226,7 @@ impl BuildBundle {
                 .to_path_buf()
         });
         let report = (!self.skip_validation).then(|| {
-            let mut report = validate_bundle_dir(view.path(), &Options::default());
+            let mut report = validate(&bundle, &Options::default());
             report.locate(view.path(), shown_as.as_deref());
             report
         });

@@ -518,7 +518,7 @@ fn stage_manifest_copies(
         let metadata = std::fs::metadata(&source).map_err(|e| io("open", e))?;
         let bytes = crate::bundle::read_file(&source).map_err(|e| {
             let op = if metadata.is_dir() { "read" } else { "open" };
-            io(op, input_io_error(e))
+            io(op, e.into_io_error())
         })?;
         batch.stage(&target, &bytes, permission_bits(&metadata))?;
     }
@@ -580,16 +580,8 @@ fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, GenerateError> {
         Err(error) => Err(GenerateError::Io {
             op: if path.is_dir() { "read" } else { "open" },
             path: path.to_path_buf(),
-            error: input_io_error(error),
+            error: error.into_io_error(),
         }),
-    }
-}
-
-/// An input refusal as the I/O error this module reports (`open PATH: is a named pipe ...`).
-fn input_io_error(error: crate::fsutil::InputError) -> std::io::Error {
-    match error {
-        crate::fsutil::InputError::Io { kind, message, .. } => std::io::Error::new(kind, message),
-        refused => std::io::Error::other(refused.reason()),
     }
 }
 

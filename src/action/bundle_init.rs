@@ -10,6 +10,7 @@ use crate::action::bundle_generate::{
     annotation_map, annotations_yaml, dockerfile_text, permission_bits,
 };
 use crate::bundle::mediatype::MediaType;
+use crate::bundle::Manifest;
 use crate::declcfg::load::io_message;
 use crate::encoding::json::go_quote;
 use crate::encoding::yaml_write::write_document;
@@ -169,23 +170,6 @@ struct ManifestFile {
     mode: u32,
 }
 
-/// One Kubernetes object of the manifests, with where it came from
-/// (`dir/file.yaml, document 2`).
-#[derive(Debug, Clone)]
-struct Object {
-    value: Value,
-    location: String,
-}
-
-impl Object {
-    fn kind(&self) -> &str {
-        self.value
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    }
-}
-
 impl InitBundle {
     /// Reads the source, decides the media type and the names, checks that
     /// nothing would be replaced, then writes every file at once. On error
@@ -311,7 +295,7 @@ fn read_directory(
     working_dir: &Path,
     dir: &Path,
     warn: &mut dyn FnMut(&str),
-) -> Result<(Vec<ManifestFile>, Vec<Object>), InitError> {
+) -> Result<(Vec<ManifestFile>, Vec<Manifest>), InitError> {
     let dir_name = dir.display().to_string();
     let absolute = working_dir.join(dir);
     match std::fs::metadata(&absolute) {
@@ -371,12 +355,7 @@ fn read_directory(
             &absolute,
             crate::fsutil::Limit::Manifest,
         )
-        .map_err(|e| match e {
-            crate::fsutil::InputError::Io { kind, message, .. } => {
-                read_error("open", &path, std::io::Error::new(kind, message))
-            }
-            refused => read_error("open", &path, std::io::Error::other(refused.reason())),
-        })?;
+        .map_err(|e| read_error("open", &path, e.into_io_error()))?;
         let found = decode_objects(&contents, &file_name)?;
         if found.is_empty() {
             warn(&format!("skipping {file_name}: it holds no objects"));
@@ -394,7 +373,7 @@ fn read_directory(
 
 /// One file per object of the stream, named after the object and written
 /// with the crate's YAML writer.
-fn read_stream(bytes: &[u8]) -> Result<(Vec<ManifestFile>, Vec<Object>), InitError> {
+fn read_stream(bytes: &[u8]) -> Result<(Vec<ManifestFile>, Vec<Manifest>), InitError> {
     let objects = decode_objects(bytes, STREAM_NAME)?;
     let values: Vec<&Value> = objects.iter().map(|o| &o.value).collect();
     let manifests = stream_file_names(&values)
@@ -412,21 +391,14 @@ fn read_stream(bytes: &[u8]) -> Result<(Vec<ManifestFile>, Vec<Object>), InitErr
 /// The objects of a YAML/JSON stream. Empty documents are skipped; every
 /// other document must be an object with a non-empty string `apiVersion`
 /// and `kind`.
-fn decode_objects(bytes: &[u8], file_name: &str) -> Result<Vec<Object>, InitError> {
-    let objects = crate::bundle::csvless::objects_of(bytes).map_err(|(number, message)| {
+fn decode_objects(bytes: &[u8], file_name: &str) -> Result<Vec<Manifest>, InitError> {
+    crate::bundle::csvless::objects_of(file_name, bytes).map_err(|(number, message)| {
         InitError::Document {
             path: file_name.to_string(),
             document: number - 1,
             message,
         }
-    })?;
-    Ok(objects
-        .into_iter()
-        .map(|(number, value, _)| Object {
-            value,
-            location: format!("{file_name}, document {number}"),
-        })
-        .collect())
+    })
 }
 
 /// The requested media type checked against the manifests, or the one they
@@ -435,7 +407,7 @@ fn decode_objects(bytes: &[u8], file_name: &str) -> Result<Vec<Object>, InitErro
 /// resources are generated).
 fn choose_media_type(
     requested: Option<MediaType>,
-    objects: &[Object],
+    objects: &[Manifest],
 ) -> Result<MediaType, InitError> {
     let csv = objects.iter().find(|o| o.kind() == CSV_KIND);
     let has_deployment = objects.iter().any(|o| o.kind() == DEPLOYMENT_KIND);
@@ -462,7 +434,7 @@ fn choose_media_type(
         MediaType::RegistryV1 if csv.is_none() => Err(InitError::MissingCsv),
         MediaType::RegistryV2 => match csv {
             Some(csv) => Err(InitError::UnexpectedCsv {
-                location: csv.location.clone(),
+                location: format!("{}, document {}", csv.file, csv.document),
             }),
             None if !has_deployment => Err(InitError::MissingDeployment),
             None => Ok(MediaType::RegistryV2),
@@ -562,7 +534,7 @@ fn yaml(value: &Value) -> String {
 /// `metadata/bundle.yaml`: `name` and `version`, and for registry+v2 also
 /// `displayName` and one `apis` entry per CRD. Keys in the seed's order
 /// (each written as its own one-key mapping, then joined).
-fn bundle_yaml(media_type: MediaType, package: &str, objects: &[Object]) -> String {
+fn bundle_yaml(media_type: MediaType, package: &str, objects: &[Manifest]) -> String {
     let mut fields = vec![
         ("name", json!(format!("{package}.v{VERSION}"))),
         ("version", json!(VERSION)),
@@ -583,7 +555,7 @@ fn bundle_yaml(media_type: MediaType, package: &str, objects: &[Object]) -> Stri
 /// `{apiVersion: <group>/<version>, kind, displayName}` for each CRD, in
 /// manifest order: its storage version, else its first version, else (a
 /// v1beta1 CRD) `spec.version`. A CRD without a kind or version is left out.
-fn provided_apis(objects: &[Object]) -> Vec<Value> {
+fn provided_apis(objects: &[Manifest]) -> Vec<Value> {
     objects
         .iter()
         .filter(|o| o.kind() == CRD_KIND)

@@ -105,25 +105,21 @@ pub fn list_bundle(dir: &crate::bundle::BundleDir, format: Format) -> Result<Lis
         MediaType::RegistryV1 => {
             let parsed =
                 crate::bundle::parse(dir).map_err(|e| ListError::Invalid(e.to_string()))?;
-            let is_crd = |v: &&Value| v["kind"] == "CustomResourceDefinition";
-            let csv_index = parsed.csv_index();
-            let mut ordered: Vec<Value> = parsed.objects().iter().filter(is_crd).cloned().collect();
-            ordered.push(parsed.csv().clone());
-            ordered.extend(
-                parsed
-                    .objects()
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, v)| !is_crd(v) && Some(*i) != csv_index)
-                    .map(|(_, v)| v.clone()),
-            );
-            ordered
+            parsed
+                .applied()
+                .into_iter()
+                .map(|m| m.value.clone())
+                .collect()
         }
         MediaType::RegistryV2 | MediaType::Plain => {
             let mut findings = Vec::new();
             let bundle = csvless::read(dir, media_type, &mut findings)
                 .ok_or_else(|| ListError::Invalid(csvless::error_text(&findings)))?;
-            bundle.applied().into_iter().cloned().collect()
+            bundle
+                .applied()
+                .into_iter()
+                .map(|m| m.value.clone())
+                .collect()
         }
         MediaType::Helm => {
             return Err(ListError::Invalid(

@@ -10,7 +10,7 @@
 //!   (`map[string]string`);
 //! - [`parse_yaml`]: a file read as `bundle generate` and `bundle build` read it (go-yaml v3).
 
-use crate::bundle::files::{BundleDir, Doc};
+use crate::bundle::files::BundleDir;
 use crate::encoding::gojson::{self, RawDoc, Shape};
 use crate::encoding::json::go_quote;
 use serde_json::Value;
@@ -33,14 +33,7 @@ pub fn read(bundle: &BundleDir) -> Option<serde_json::Map<String, Value>> {
         .entries_or_none()
         .iter()
         .find_map(|entry| {
-            let parsed;
-            let first = match entry.documents().ok()?.ok()?.first()? {
-                Doc::Json(text) => {
-                    parsed = crate::encoding::json::parse_value(text).ok()?;
-                    &parsed
-                }
-                Doc::Yaml(value) => value,
-            };
+            let first = entry.documents().ok()?.ok()?.first()?.value().ok()?;
             match first.get("annotations") {
                 Some(Value::Object(map)) => Some(map.clone()),
                 _ => None,

@@ -10,6 +10,7 @@
 //! messages.
 
 use crate::bundle::mediatype::{DetectError, MediaType};
+use crate::encoding::gojson::RawDoc;
 use crate::encoding::stream::{decode_documents, Document, StreamError};
 use crate::fsutil::InputError;
 use serde_json::Value;
@@ -257,11 +258,75 @@ pub enum Doc {
     Yaml(Value),
 }
 
+impl Doc {
+    /// The document as a JSON value: a JSON document parsed
+    /// ([`crate::encoding::json::parse_value`]), a YAML one as converted.
+    pub fn value(&self) -> serde_json::Result<std::borrow::Cow<'_, Value>> {
+        match self {
+            Doc::Json(text) => {
+                crate::encoding::json::parse_value(text).map(std::borrow::Cow::Owned)
+            }
+            Doc::Yaml(value) => Ok(std::borrow::Cow::Borrowed(value)),
+        }
+    }
+
+    /// Whether the document was YAML.
+    pub fn is_yaml(&self) -> bool {
+        matches!(self, Doc::Yaml(_))
+    }
+
+    /// The document as Go's JSON decoder reads it: a JSON document's text, a YAML one
+    /// re-encoded as Go's `json.Marshal` writes it.
+    pub(crate) fn raw(&self) -> RawDoc {
+        match self {
+            Doc::Json(text) => RawDoc {
+                text: text.clone(),
+                from_yaml: false,
+            },
+            Doc::Yaml(value) => RawDoc {
+                text: crate::encoding::gojson::go_marshal(value),
+                from_yaml: true,
+            },
+        }
+    }
+}
+
 impl From<Document<'_>> for Doc {
     fn from(document: Document<'_>) -> Doc {
         match document {
             Document::Json(text) => Doc::Json(text.to_string()),
             Document::Yaml(value) => Doc::Yaml(value),
         }
+    }
+}
+
+/// One object decoded from a bundle's manifests, with the file and document it came from. The
+/// one type for a manifest object: the CSV-less reader, content validation, the registry
+/// checks and [`crate::bundle::ParsedBundle`] each decode a file's [`Doc`]s with their own
+/// (upstream's) rules into these.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// `manifests/<name>` (`metadata/bundle.yaml` for a registry+v2 bundle's synthesised CSV).
+    pub file: String,
+    /// 1-based document number in the file.
+    pub document: usize,
+    pub value: Value,
+    /// Whether the document was YAML (CRD checks read YAML numbers differently).
+    pub from_yaml: bool,
+}
+
+impl Manifest {
+    /// The object's `kind` (`""` when it has none).
+    pub fn kind(&self) -> &str {
+        self.value.get("kind").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// A finding about this object: in its file and document.
+    pub fn finding(&self, rule: &'static str, message: String) -> crate::diag::Diagnostic {
+        let mut finding = crate::bundle::rules::finding(rule, message, Some(self.file.clone()));
+        if let Some(location) = &mut finding.location {
+            location.document = self.document.checked_sub(1);
+        }
+        finding
     }
 }

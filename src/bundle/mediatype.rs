@@ -1,7 +1,7 @@
 //! Bundle media types and their detection from a manifests directory
 //! (upstream's `GetMediaType`): Helm chart, registry+v1 (a CSV), or plain.
 
-use crate::bundle::files::{Doc, Entry, Listing};
+use crate::bundle::files::{Entry, Listing};
 use crate::fsutil::InputError;
 use serde_json::Value;
 
@@ -56,12 +56,7 @@ pub fn objects(entry: &Entry) -> Vec<std::borrow::Cow<'_, Value>> {
     };
     documents
         .iter()
-        .filter_map(|document| match document {
-            Doc::Json(text) => crate::encoding::json::parse_value(text)
-                .ok()
-                .map(std::borrow::Cow::Owned),
-            Doc::Yaml(value) => Some(std::borrow::Cow::Borrowed(value)),
-        })
+        .filter_map(|document| document.value().ok())
         .filter(|value| {
             value
                 .get("kind")

@@ -37,7 +37,7 @@ mod render;
 pub mod rules;
 pub mod validate;
 
-pub use files::{read_file, BundleDir, Doc, Entry, Listing};
+pub use files::{read_file, BundleDir, Doc, Entry, Listing, Manifest};
 pub use parse::{parse, parse_bundle_dir};
 pub use parsed::{BundleDirError, CrdError, CsvError, JsonTypeError, ParsedBundle, TemplateFields};
 pub use render::sort_related_images;

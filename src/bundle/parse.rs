@@ -3,11 +3,13 @@
 //! the metadata files, then the derived properties.
 
 use super::csvless;
-use super::parsed::{ApiKey, BundleDirError, CrdError, CsvError, JsonTypeError, ParsedBundle};
+use super::parsed::{
+    ApiKey, BundleDirError, CrdError, CsvError, Identity, JsonTypeError, ParsedBundle,
+};
 use super::property_list::{self, RawProperty};
-use crate::bundle::files::{BundleDir, Doc, Entry, Listing};
+use crate::bundle::files::{BundleDir, Doc, Entry, Listing, Manifest};
 use crate::bundle::mediatype::MediaType;
-use crate::encoding::gojson::{self, field, go_marshal, sorted, type_error, RawDoc};
+use crate::encoding::gojson::{self, field, sorted, type_error, RawDoc};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
@@ -45,18 +47,25 @@ pub fn parse(dir: &BundleDir) -> Result<ParsedBundle, BundleDirError> {
             problems: csvless::error_text(&findings),
         }
     })?;
-    let objects: Vec<Value> = bundle.applied().into_iter().map(sorted).collect();
+    let objects: Vec<Manifest> = bundle
+        .applied()
+        .into_iter()
+        .map(|m| Manifest {
+            value: sorted(&m.value),
+            ..m.clone()
+        })
+        .collect();
     let identity = match (media_type, &bundle.meta) {
         (MediaType::RegistryV2, _) => Identity::Csv(
             objects
                 .iter()
-                .position(|o| kind_of(o) == CSV_KIND)
+                .position(|o| o.kind() == CSV_KIND)
                 .unwrap_or_default(),
         ),
-        (_, Some(meta)) => Identity::Plain {
-            name: meta.name.clone(),
-            version: meta.version.clone(),
-        },
+        (_, Some(meta)) => Identity::Plain(serde_json::json!({
+            "metadata": {"name": meta.name},
+            "spec": {"version": meta.version},
+        })),
         (_, None) => {
             return Err(BundleDirError::PlainWithoutMetadata {
                 file: csvless::metadata::FILE,
@@ -66,33 +75,20 @@ pub fn parse(dir: &BundleDir) -> Result<ParsedBundle, BundleDirError> {
     from_objects(dir, objects, identity, Some(media_type.label()))
 }
 
-/// What names a bundle: its CSV (an index into the objects), or the name and
-/// version of a plain+v0 bundle's `bundle.yaml`.
-enum Identity {
-    Csv(usize),
-    Plain { name: String, version: String },
-}
-
 fn from_objects(
     dir: &BundleDir,
-    objects: Vec<Value>,
+    objects: Vec<Manifest>,
     identity: Identity,
     media_type: Option<&'static str>,
 ) -> Result<ParsedBundle, BundleDirError> {
-    let (csv_index, csv) = match identity {
-        Identity::Csv(index) => (Some(index), objects[index].clone()),
-        Identity::Plain { name, version } => (
-            None,
-            serde_json::json!({"metadata": {"name": name}, "spec": {"version": version}}),
-        ),
-    };
+    let csv = identity.csv(&objects);
     // Upstream decodes the CRDs while looking up the CSV, so their errors
     // come before anything about the CSV.
     let provided_crds = crd_apis(&objects)?;
-    let name = string_at(&csv, &["metadata", "name"]);
-    let provided = provided_apis(provided_crds, &csv)
+    let name = string_at(csv, &["metadata", "name"]);
+    let provided = provided_apis(provided_crds, csv)
         .and_then(|provided| {
-            check_owned_crds(&csv, &provided)?;
+            check_owned_crds(csv, &provided)?;
             Ok(provided)
         })
         .map_err(|source| BundleDirError::ProvidedApis {
@@ -103,7 +99,7 @@ fn from_objects(
     let meta = read_metadata(dir.metadata())?;
     let annotations = meta.annotations.ok_or(BundleDirError::NoAnnotations)?;
 
-    let derived = derived_properties(&csv, &annotations.package, &provided)
+    let derived = derived_properties(csv, &annotations.package, &provided)
         .map_err(BundleDirError::DeriveProperties)?;
     let mut properties = meta.properties;
     properties.extend(derived);
@@ -127,8 +123,7 @@ fn from_objects(
                 .collect()
         },
         default_channel: annotations.default_channel,
-        csv_index,
-        csv,
+        identity,
         objects,
         properties: property_set(properties),
         dependencies: meta.dependencies,
@@ -173,20 +168,7 @@ fn read_documents(entry: &Entry) -> Result<Option<Vec<RawDoc>>, BundleDirError> 
     let Ok(docs) = documents else {
         return Ok(None);
     };
-    Ok(Some(
-        docs.iter()
-            .map(|d| match d {
-                Doc::Json(text) => RawDoc {
-                    text: text.clone(),
-                    from_yaml: false,
-                },
-                Doc::Yaml(value) => RawDoc {
-                    text: go_marshal(value),
-                    from_yaml: true,
-                },
-            })
-            .collect(),
-    ))
+    Ok(Some(docs.iter().map(Doc::raw).collect()))
 }
 
 /// Whether a document decodes as a Kubernetes object: a JSON object whose
@@ -212,7 +194,7 @@ fn api_version_of(v: &Value) -> &str {
 
 /// Reads `manifests/`: every object of every regular, non-hidden file in
 /// name order, keeping only the first CSV.
-fn read_manifests(dir: &Listing) -> Result<(Vec<Value>, usize), BundleDirError> {
+fn read_manifests(dir: &Listing) -> Result<(Vec<Manifest>, usize), BundleDirError> {
     let mut objects = Vec::new();
     let mut csv_index = None;
     for entry in sorted_entries(dir, "manifests")? {
@@ -222,7 +204,7 @@ fn read_manifests(dir: &Listing) -> Result<(Vec<Value>, usize), BundleDirError> 
         let Some(docs) = read_documents(entry)? else {
             continue;
         };
-        for doc in docs {
+        for (index, doc) in docs.into_iter().enumerate() {
             let Ok(value) = serde_json::from_str::<Value>(&doc.text) else {
                 continue;
             };
@@ -235,7 +217,12 @@ fn read_manifests(dir: &Listing) -> Result<(Vec<Value>, usize), BundleDirError> 
                 }
                 csv_index = Some(objects.len());
             }
-            objects.push(sorted(&value));
+            objects.push(Manifest {
+                file: format!("manifests/{}", entry.name_text()),
+                document: index + 1,
+                value: sorted(&value),
+                from_yaml: doc.from_yaml,
+            });
         }
     }
     if objects.is_empty() {
@@ -272,9 +259,10 @@ fn crd_string(v: Option<&Value>, owner: &str, path: &str) -> Result<String, Json
 
 /// The APIs the bundle's CRDs provide: every `spec.versions[].name` (and for
 /// v1beta1 `spec.version`) with the CRD's group, kind and plural.
-fn crd_apis(objects: &[Value]) -> Result<Vec<ApiKey>, BundleDirError> {
+fn crd_apis(objects: &[Manifest]) -> Result<Vec<ApiKey>, BundleDirError> {
     let mut keys = Vec::new();
-    for obj in objects.iter().filter(|o| kind_of(o) == CRD_KIND) {
+    for obj in objects.iter().filter(|o| o.kind() == CRD_KIND) {
+        let obj = &obj.value;
         let api_version = api_version_of(obj);
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         if version != "v1" && version != "v1beta1" {

@@ -1,5 +1,6 @@
 //! A bundle directory as [`crate::bundle::parse_bundle_dir`] reads it, before rendering.
 
+use crate::bundle::files::Manifest;
 use crate::bundle::property_list::{self, RawProperty};
 use crate::encoding::gojson;
 use crate::encoding::json::go_quote;
@@ -142,11 +143,10 @@ pub struct ParsedBundle {
     /// Default channel from the annotations file (may be empty).
     pub default_channel: String,
     /// Manifest objects in file order, keys sorted at every level (the CSV
-    /// among them, at `csv_index`; a plain+v0 bundle has none).
-    pub(crate) objects: Vec<Value>,
-    pub(crate) csv_index: Option<usize>,
-    /// The CSV (for plain+v0: only the name and version of `bundle.yaml`).
-    pub(crate) csv: Value,
+    /// among them, unless the bundle is plain+v0).
+    pub(crate) objects: Vec<Manifest>,
+    /// Where the CSV is.
+    pub(crate) identity: Identity,
     /// Upstream's `Bundle.Properties`: the properties file, then the derived
     /// properties, de-duplicated.
     pub(crate) properties: Vec<RawProperty>,
@@ -161,17 +161,27 @@ impl ParsedBundle {
     /// input of `csv_metadata` for the `bundle-object-to-csv-metadata`
     /// migration.
     pub fn csv(&self) -> &Value {
-        &self.csv
-    }
-
-    /// Where the CSV is among [`Self::objects`] (`None` for plain+v0).
-    pub fn csv_index(&self) -> Option<usize> {
-        self.csv_index
+        self.identity.csv(&self.objects)
     }
 
     /// The manifest objects in file order (keys sorted at every level).
-    pub fn objects(&self) -> &[Value] {
+    pub fn objects(&self) -> &[Manifest] {
         &self.objects
+    }
+
+    /// The objects in the order OLM applies them ([`applied_order`]; plain+v0: file order).
+    pub fn applied(&self) -> Vec<&Manifest> {
+        match self.identity {
+            Identity::Csv(index) => applied_order(
+                &self.objects[index],
+                self.objects
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != index)
+                    .map(|(_, m)| m),
+            ),
+            Identity::Plain(_) => self.objects.iter().collect(),
+        }
     }
 
     /// The template fields. Fails like upstream when the first `olm.package`
@@ -191,6 +201,38 @@ impl ParsedBundle {
             version,
         })
     }
+}
+
+/// What names a bundle: its CSV (an index into the objects), or for plain+v0 the name and
+/// version of its `bundle.yaml` as the CSV fields parsing and rendering read
+/// (`{"metadata": {"name"}, "spec": {"version"}}`).
+#[derive(Debug, Clone)]
+pub(crate) enum Identity {
+    Csv(usize),
+    Plain(Value),
+}
+
+impl Identity {
+    /// The CSV among `objects`, or the plain+v0 stand-in.
+    pub(crate) fn csv<'a>(&'a self, objects: &'a [Manifest]) -> &'a Value {
+        match self {
+            Identity::Csv(index) => &objects[*index].value,
+            Identity::Plain(csv) => csv,
+        }
+    }
+}
+
+/// The order OLM applies a bundle's objects in (decisions.md §4): the CRDs, the CSV, then the
+/// other objects, each group in the order given.
+pub(crate) fn applied_order<'a>(
+    csv: &'a Manifest,
+    others: impl Iterator<Item = &'a Manifest> + Clone,
+) -> Vec<&'a Manifest> {
+    let is_crd = |m: &&Manifest| m.kind() == "CustomResourceDefinition";
+    let mut out: Vec<&Manifest> = others.clone().filter(is_crd).collect();
+    out.push(csv);
+    out.extend(others.filter(|m| !is_crd(m)));
+    out
 }
 
 /// An API a bundle provides or requires. Field order is Go's, which is also

@@ -112,7 +112,7 @@ fn properties(bundle: &ParsedBundle) -> Result<Vec<Property>, CsvError> {
 
     let mut out: Vec<RawProperty> = Vec::new();
     for obj in bundle.objects() {
-        let data = crate::encoding::base64::encode(gojson::go_marshal(obj).as_bytes());
+        let data = crate::encoding::base64::encode(gojson::go_marshal(&obj.value).as_bytes());
         out.push(RawProperty::new(
             BUNDLE_OBJECT,
             format!("{{\"data\":\"{data}\"}}"),

@@ -135,6 +135,16 @@ impl InputError {
             .map_or(full.clone(), |rest| rest.trim_start().to_string())
     }
 
+    /// As an I/O error, for callers that frame every failure to read a file as one
+    /// (`open PATH: TEXT`): an OS error keeps its kind and Go-style text, a refusal becomes
+    /// an error of kind `Other` whose text is [`Self::reason`].
+    pub fn into_io_error(self) -> std::io::Error {
+        match self {
+            InputError::Io { kind, message, .. } => std::io::Error::new(kind, message),
+            refused => std::io::Error::other(refused.reason()),
+        }
+    }
+
     /// For an OS error, its Go-style text (callers frame it as upstream does, e.g.
     /// `read FILE: TEXT`); `None` for the refusals of this module, whose messages are complete.
     pub fn io_message(&self) -> Option<&str> {

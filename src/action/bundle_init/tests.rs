@@ -1,9 +1,11 @@
 use super::*;
 
-fn object(kind: &str, name: &str) -> Object {
-    Object {
+fn object(kind: &str, name: &str) -> Manifest {
+    Manifest {
+        file: "m.yaml".into(),
+        document: name.len(),
         value: json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": name}}),
-        location: format!("m.yaml, document {}", name.len()),
+        from_yaml: true,
     }
 }
 
@@ -68,7 +70,7 @@ fn media_type_inference_and_checks() {
     type Case<'a> = (
         &'a str,
         Option<MediaType>,
-        Vec<Object>,
+        Vec<Manifest>,
         Result<MediaType, &'a str>,
     );
     let cases: Vec<Case<'_>> = vec![
@@ -175,7 +177,7 @@ fn documents_must_be_objects_with_api_version_and_kind() {
     )
     .unwrap();
     assert_eq!(ok.len(), 1);
-    assert_eq!(ok[0].location, "f.yaml, document 2");
+    assert_eq!((ok[0].file.as_str(), ok[0].document), ("f.yaml", 2));
     let json = decode_objects(
         b"{\"apiVersion\": \"v1\", \"kind\": \"A\"}\n{\"apiVersion\": \"v1\", \"kind\": \"B\"}",
         "f.json",
@@ -210,9 +212,11 @@ fn documents_must_be_objects_with_api_version_and_kind() {
 
 #[test]
 fn apis_from_crds() {
-    let crd = |spec: Value| Object {
+    let crd = |spec: Value| Manifest {
+        file: String::new(),
+        document: 1,
         value: json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": spec}),
-        location: String::new(),
+        from_yaml: false,
     };
     let objects = [
         crd(

@@ -5,15 +5,14 @@
 //! One reader serves `bundle list`, `render`, `bundle build` and `bundle
 //! validate`: [`read`] checks the directory and returns the manifests, the
 //! metadata and, for registry+v2, the synthesised ClusterServiceVersion;
-//! [`CsvLessBundle::applied`] is the object list OLM applies. Problems are
+//! [`Contents::applied`] is the object list OLM applies. Problems are
 //! [`Diagnostic`]s (validate reports them all; the other commands fail with
 //! them). Nothing prints.
 
-mod manifest;
 pub mod metadata;
 pub(crate) mod synth;
 
-use crate::bundle::files::{BundleDir, Doc};
+use crate::bundle::files::{BundleDir, Doc, Manifest};
 use crate::bundle::mediatype::MediaType;
 use crate::bundle::rules::{
     finding, BUNDLE_API_WITHOUT_CRD, BUNDLE_DEPLOYMENT_MISSING, BUNDLE_YAML_MISSING,
@@ -24,7 +23,6 @@ use crate::diag::Diagnostic;
 use crate::encoding::stream::{decode_documents, StreamError};
 use serde_json::Value;
 
-pub use manifest::Manifest;
 pub use metadata::BundleMeta;
 pub use synth::Synthesis;
 
@@ -44,10 +42,12 @@ pub fn rules() -> Vec<&'static str> {
     all
 }
 
-/// A checked CSV-less bundle.
+/// What the CSV-less reader found in a bundle directory (the media type is the caller's):
+/// the objects of `manifests/`, `metadata/bundle.yaml` and the CSV synthesised from them.
+/// Parsing turns it into a [`crate::bundle::ParsedBundle`], as it does a registry+v1
+/// directory; validation and `bundle list` read it as it is.
 #[derive(Debug, Clone)]
-pub struct CsvLessBundle {
-    pub media_type: MediaType,
+pub struct Contents {
     pub manifests: Vec<Manifest>,
     /// `bundle.yaml` (required for registry+v2, optional for plain+v0).
     pub meta: Option<BundleMeta>,
@@ -55,30 +55,22 @@ pub struct CsvLessBundle {
     pub synthesis: Option<Synthesis>,
 }
 
-impl CsvLessBundle {
+impl Contents {
     /// What OLM applies, in order (decisions.md §4): registry+v2 → the CRDs,
     /// the synthesised CSV, then every object the CSV does not carry;
     /// plain+v0 → every object in file order.
-    pub fn applied(&self) -> Vec<&Value> {
+    pub fn applied(&self) -> Vec<&Manifest> {
         let Some(synthesis) = &self.synthesis else {
-            return self.manifests.iter().map(|m| &m.value).collect();
+            return self.manifests.iter().collect();
         };
-        let is_crd = |m: &Manifest| m.kind() == "CustomResourceDefinition";
-        let mut out: Vec<&Value> = self
-            .manifests
-            .iter()
-            .filter(|m| is_crd(m))
-            .map(|m| &m.value)
-            .collect();
-        out.push(&synthesis.csv);
-        out.extend(
+        crate::bundle::parsed::applied_order(
+            &synthesis.csv,
             self.manifests
                 .iter()
                 .zip(&synthesis.absorbed)
-                .filter(|(m, absorbed)| !**absorbed && !is_crd(m))
-                .map(|(m, _)| &m.value),
-        );
-        out
+                .filter(|(_, absorbed)| !**absorbed)
+                .map(|(m, _)| m),
+        )
     }
 }
 
@@ -116,7 +108,7 @@ pub fn read(
     bundle: &BundleDir,
     media_type: MediaType,
     findings: &mut Vec<Diagnostic>,
-) -> Option<CsvLessBundle> {
+) -> Option<Contents> {
     let before = errors(findings);
     let bundle = inspect(bundle, media_type, findings);
     (errors(findings) == before).then_some(bundle)
@@ -128,7 +120,7 @@ pub fn inspect(
     bundle: &BundleDir,
     media_type: MediaType,
     findings: &mut Vec<Diagnostic>,
-) -> CsvLessBundle {
+) -> Contents {
     let manifests = read_manifests(bundle, findings);
     check_removed_apis(&manifests, media_type, findings);
     let bundle_yaml = metadata::FILE
@@ -174,8 +166,7 @@ pub fn inspect(
             synthesis = Some(synth::synthesize(meta, &manifests, findings));
         }
     }
-    CsvLessBundle {
-        media_type,
+    Contents {
         manifests,
         meta,
         synthesis,
@@ -230,22 +221,13 @@ pub fn read_manifests(bundle: &BundleDir, findings: &mut Vec<Diagnostic>) -> Vec
                 continue;
             }
         };
-        match objects_in(documents) {
+        match objects_in(&file, documents) {
             Ok(objects) if objects.is_empty() => findings.push(finding(
                 MANIFEST_NOT_OBJECTS,
                 format!("{file}: holds no Kubernetes object"),
                 Some(file),
             )),
-            Ok(objects) => {
-                for (document, value, from_yaml) in objects {
-                    manifests.push(Manifest {
-                        file: file.clone(),
-                        document,
-                        value,
-                        from_yaml,
-                    });
-                }
-            }
+            Ok(objects) => manifests.extend(objects),
             Err((document, message)) => {
                 let mut finding = finding(MANIFEST_NOT_OBJECTS, message, Some(file));
                 if let Some(location) = &mut finding.location {
@@ -266,33 +248,27 @@ pub fn read_manifests(bundle: &BundleDir, findings: &mut Vec<Diagnostic>) -> Vec
     manifests
 }
 
-/// An object of a stream: its 1-based document number, the object, whether
-/// it was YAML.
-pub type StreamObject = (usize, Value, bool);
-
-/// The objects of a YAML or JSON stream with their 1-based document numbers;
-/// documents without content are skipped. The error names the document.
-pub fn objects_of(bytes: &[u8]) -> Result<Vec<StreamObject>, (usize, String)> {
+/// The objects of the YAML or JSON stream `file` holds, with their 1-based document numbers;
+/// documents without content are skipped. The error names the document (1-based).
+pub fn objects_of(file: &str, bytes: &[u8]) -> Result<Vec<Manifest>, (usize, String)> {
     let documents: Result<Vec<Doc>, StreamError> =
         decode_documents(bytes).map(|documents| documents.into_iter().map(Doc::from).collect());
-    objects_in(documents.as_deref())
+    objects_in(file, documents.as_deref())
 }
 
 /// [`objects_of`] over a file's decoded documents.
 pub fn objects_in(
+    file: &str,
     documents: Result<&[Doc], &StreamError>,
-) -> Result<Vec<StreamObject>, (usize, String)> {
+) -> Result<Vec<Manifest>, (usize, String)> {
     let documents = documents.map_err(|e| (e.index + 1, e.kind.to_string()))?;
     let mut out = Vec::new();
     for (index, document) in documents.iter().enumerate() {
         let number = index + 1;
-        let (value, from_yaml) = match document {
-            Doc::Json(text) => (
-                crate::encoding::json::parse_value(text).map_err(|e| (number, e.to_string()))?,
-                false,
-            ),
-            Doc::Yaml(value) => (value.clone(), true),
-        };
+        let value = document
+            .value()
+            .map_err(|e| (number, e.to_string()))?
+            .into_owned();
         match &value {
             Value::Null => continue,
             Value::Object(map) => {
@@ -319,7 +295,12 @@ pub fn objects_in(
                 ))
             }
         }
-        out.push((number, value, from_yaml));
+        out.push(Manifest {
+            file: file.to_string(),
+            document: number,
+            value,
+            from_yaml: document.is_yaml(),
+        });
     }
     Ok(out)
 }

@@ -12,8 +12,8 @@
 //! binding to a role outside the bundle, a binding to users or groups, an
 //! unbound role or ServiceAccount) stays an object of its own.
 
-use super::manifest::Manifest;
 use super::metadata::{ApiDescription, BundleMeta, DescriptorRoot};
+use crate::bundle::files::Manifest;
 use crate::bundle::rules::{finding, BUNDLE_API_WITHOUT_CRD};
 use crate::diag::Diagnostic;
 use crate::encoding::json::go_quote;
@@ -32,7 +32,8 @@ const INSTALL_MODES: [(&str, bool); 4] = [
 /// The synthesised CSV and which manifests it absorbed.
 #[derive(Debug, Clone)]
 pub struct Synthesis {
-    pub csv: Value,
+    /// The CSV, as an object of `metadata/bundle.yaml` (it is described there).
+    pub csv: Manifest,
     /// Per manifest: whether the CSV carries it (Deployments and RBAC).
     pub absorbed: Vec<bool>,
 }
@@ -233,7 +234,15 @@ pub fn synthesize(
         "metadata": {"name": meta.name},
         "spec": Value::Object(spec),
     });
-    Synthesis { csv, absorbed }
+    Synthesis {
+        csv: Manifest {
+            file: super::metadata::FILE.to_string(),
+            document: 1,
+            value: csv,
+            from_yaml: true,
+        },
+        absorbed,
+    }
 }
 
 /// An owned CRD entry, described by `api` when there is one.
@@ -451,7 +460,7 @@ mod tests {
             s.absorbed,
             [true, true, false, true, true, true, true, false, false, false]
         );
-        let strategy = &s.csv["spec"]["install"]["spec"];
+        let strategy = &s.csv.value["spec"]["install"]["spec"];
         assert_eq!(strategy["deployments"][0]["name"], "op");
         assert_eq!(strategy["deployments"][0]["label"], json!({"a": "b"}));
         assert_eq!(strategy["permissions"][0]["serviceAccountName"], "op");
@@ -463,8 +472,8 @@ mod tests {
             strategy["clusterPermissions"][0]["rules"][0]["verbs"],
             json!(["get"])
         );
-        assert_eq!(s.csv["spec"]["version"], "1.0.0");
-        assert_eq!(s.csv["spec"]["displayName"], "op.v1.0.0");
+        assert_eq!(s.csv.value["spec"]["version"], "1.0.0");
+        assert_eq!(s.csv.value["spec"]["displayName"], "op.v1.0.0");
     }
 
     #[test]
@@ -483,7 +492,7 @@ mod tests {
         assert!(findings[0].message.contains(
             "apis[1]: no CustomResourceDefinition in manifests/ serves kiali.io/v2 \"Kiali\""
         ));
-        let owned = &s.csv["spec"]["customresourcedefinitions"]["owned"];
+        let owned = &s.csv.value["spec"]["customresourcedefinitions"]["owned"];
         assert_eq!(
             owned[0],
             json!({"name": "kialis.kiali.io", "version": "v1alpha1", "kind": "Kiali", "displayName": "Kiali"})

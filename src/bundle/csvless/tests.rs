@@ -24,18 +24,15 @@ fn v2(extra: &[(&'static str, &'static str)]) -> tempfile::TempDir {
     crate::testkit::tree(&files)
 }
 
-fn kinds(values: &[&Value]) -> Vec<String> {
-    values
-        .iter()
-        .map(|v| v["kind"].as_str().unwrap().to_string())
-        .collect()
+fn kinds(manifests: &[&Manifest]) -> Vec<String> {
+    manifests.iter().map(|m| m.kind().to_string()).collect()
 }
 
 fn read_tree(
     dir: &tempfile::TempDir,
     media_type: MediaType,
     findings: &mut Vec<Diagnostic>,
-) -> Option<CsvLessBundle> {
+) -> Option<Contents> {
     read(&BundleDir::read(dir.path()), media_type, findings)
 }
 
@@ -83,7 +80,7 @@ fn registry_v2_lists_crds_then_the_csv_then_what_the_csv_does_not_carry() {
             "Service"
         ]
     );
-    let csv = &bundle.synthesis.as_ref().unwrap().csv;
+    let csv = &bundle.synthesis.as_ref().unwrap().csv.value;
     assert_eq!(csv["metadata"]["name"], "op.v1.0.0");
     assert_eq!(
         csv["spec"]["install"]["spec"]["clusterPermissions"][0]["serviceAccountName"],

@@ -6,7 +6,7 @@
 
 use super::csv::strings;
 use super::message;
-use super::registry::Object;
+use crate::bundle::files::Manifest;
 use crate::bundle::rules::{
     finding, OBJECT_PDB_BLOCKS_EVICTION, OBJECT_PRIORITY_CLASS_GLOBAL_DEFAULT,
     OBJECT_RBAC_MANAGES_PDB, OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
@@ -35,9 +35,9 @@ const DEFAULT_SCCS: &[&str] = &[
 ];
 
 /// Runs the checks over every decoded manifest.
-pub fn check(objects: &[Object<'_>], out: &mut Vec<Diagnostic>) {
+pub fn check(objects: &[&Manifest], out: &mut Vec<Diagnostic>) {
     for object in objects {
-        let v = object.value;
+        let v = &object.value;
         let file = Some(object.file.to_string());
         let kind = v.get("kind").and_then(Value::as_str).unwrap_or_default();
         let subject = || {

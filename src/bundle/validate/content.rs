@@ -11,9 +11,8 @@
 //! A media-type detection failure is left to the format check.
 
 use super::options::{Optional, Options};
-use super::registry::Object;
 use super::{bundle_objects, crd, csv, good_practices, kinds, object_meta, operatorhub, registry};
-use crate::bundle::files::{BundleDir, Doc};
+use crate::bundle::files::{BundleDir, Doc, Manifest};
 use crate::bundle::mediatype::MediaType;
 use crate::bundle::rules::{
     finding, CRD_CONVERSION_INVALID, CRD_GROUP_INVALID, CRD_METADATA_INVALID, CRD_NAMES_INVALID,
@@ -46,13 +45,6 @@ pub fn rules() -> Vec<&'static str> {
     all
 }
 
-/// One decoded document of a manifest file.
-struct Decoded {
-    value: Value,
-    from_yaml: bool,
-    file: String,
-}
-
 /// Validates the contents of `root/manifests/`; nothing when that directory
 /// does not exist (the format check reports it).
 pub fn validate_content(bundle: &BundleDir, options: &Options) -> Vec<Diagnostic> {
@@ -68,7 +60,7 @@ pub fn validate_content(bundle: &BundleDir, options: &Options) -> Vec<Diagnostic
         return findings;
     };
 
-    let mut decoded: Vec<Decoded> = Vec::new();
+    let mut decoded: Vec<Manifest> = Vec::new();
     let mut bundle_name = String::new();
     for entry in entries {
         let file = format!("manifests/{}", entry.name_text());
@@ -97,27 +89,19 @@ pub fn validate_content(bundle: &BundleDir, options: &Options) -> Vec<Diagnostic
                 continue;
             }
         };
-        let documents = match read_documents(documents) {
+        let documents = match read_documents(&file, documents) {
             Ok(documents) => documents,
-            Err(message) => {
-                findings.push(finding(MANIFEST_DECODE_FAILED, message, Some(file)));
+            Err(e) => {
+                findings.push(finding(MANIFEST_DECODE_FAILED, e.to_string(), Some(file)));
                 continue;
             }
         };
-        for (document, value, from_yaml) in documents {
+        for manifest in documents {
             let before = findings.len();
-            let kind = value
-                .get("kind")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let index = decoded.len();
-            decoded.push(Decoded {
-                value,
-                from_yaml,
-                file: file.clone(),
-            });
-            let doc = &decoded[index].value;
+            let kind = manifest.kind().to_string();
+            let (document, from_yaml) = (manifest.document - 1, manifest.from_yaml);
+            decoded.push(manifest);
+            let doc = &decoded[decoded.len() - 1].value;
             if media_type == Some(MediaType::RegistryV1) && !kinds::is_supported(&kind) {
                 findings.push(finding(
                     MANIFEST_KIND_UNSUPPORTED,
@@ -156,31 +140,22 @@ pub fn validate_content(bundle: &BundleDir, options: &Options) -> Vec<Diagnostic
         return findings;
     }
 
-    let objects: Vec<Object<'_>> = decoded
-        .iter()
-        .map(|d| Object {
-            value: &d.value,
-            from_yaml: d.from_yaml,
-            file: &d.file,
-        })
-        .collect();
+    let objects: Vec<&Manifest> = decoded.iter().collect();
     registry::check(&objects, &bundle_name, &mut findings);
 
-    let first_csv = objects
-        .iter()
-        .find(|o| o.value.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion"));
+    let first_csv = decoded.iter().find(|o| o.kind() == "ClusterServiceVersion");
     for optional in &options.optional {
         match optional {
             Optional::OperatorHub => {
                 if let Some(csv) = first_csv {
-                    operatorhub::check(csv.value, csv.file, &mut findings);
+                    operatorhub::check(&csv.value, &csv.file, &mut findings);
                 }
             }
             Optional::BundleObjects => bundle_objects::check(&objects, &mut findings),
             Optional::GoodPractices => {
                 if let Some(csv) = first_csv {
                     let channels = annotation_channels(bundle);
-                    good_practices::check(csv.value, &channels, csv.file, &mut findings);
+                    good_practices::check(&csv.value, &channels, &csv.file, &mut findings);
                 }
             }
         }
@@ -221,27 +196,41 @@ fn pointer_of(rule: &str) -> Option<&'static str> {
     })
 }
 
-/// The documents of one manifest file as objects, with whether each came
-/// from YAML. A file without documents, a document that is not an object or
-/// an object without a kind is an error with the decoder's message. A first
-/// document without content is an object without kind (as upstream reads
-/// it); later empty documents are skipped.
+/// Why a manifest file does not decode into objects; `Display` is upstream's decoder message.
+#[derive(Debug, thiserror::Error)]
+enum DecodeError {
+    /// The file does not split into YAML or JSON documents.
+    #[error(transparent)]
+    Stream(#[from] StreamError),
+    /// The file holds no document.
+    #[error("EOF")]
+    Empty,
+    /// A JSON document that does not parse.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// An object without a non-empty string `kind`: the object as Go re-encodes it.
+    #[error("error unmarshaling JSON: while decoding JSON: Object 'Kind' is missing in '{0}'")]
+    NoKind(String),
+    /// A document that is not an object: the JSON type it is.
+    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {0} into Go value of type map[string]interface {{}}")]
+    NotObject(&'static str),
+}
+
+/// The documents of the manifest file `file` as objects, with whether each came from YAML. A
+/// file without documents, a document that is not an object or an object without a kind is
+/// an error with the decoder's message. A first document without content is an object without
+/// kind (as upstream reads it); later empty documents are skipped.
 fn read_documents(
+    file: &str,
     documents: Result<&[Doc], &StreamError>,
-) -> Result<Vec<(usize, Value, bool)>, String> {
-    let documents = documents.map_err(|e| e.kind.to_string())?;
+) -> Result<Vec<Manifest>, DecodeError> {
+    let documents = documents.map_err(|e| DecodeError::Stream(e.clone()))?;
     if documents.is_empty() {
-        return Err("EOF".to_string());
+        return Err(DecodeError::Empty);
     }
     let mut out = Vec::new();
     for (index, document) in documents.iter().enumerate() {
-        let (value, from_yaml) = match document {
-            Doc::Json(text) => (
-                crate::encoding::json::parse_value(text).map_err(|e| e.to_string())?,
-                false,
-            ),
-            Doc::Yaml(value) => (value.clone(), true),
-        };
+        let (value, from_yaml) = (document.value()?.into_owned(), document.is_yaml());
         let value = match value {
             Value::Null if index == 0 => Value::Object(Map::new()),
             Value::Null => continue,
@@ -252,21 +241,22 @@ fn read_documents(
                     .and_then(Value::as_str)
                     .is_some_and(|k| !k.is_empty());
                 if !has_kind {
-                    return Err(format!(
-                        "error unmarshaling JSON: while decoding JSON: Object 'Kind' is missing in '{}'",
-                        gojson::go_marshal(&object)
-                    ));
+                    return Err(DecodeError::NoKind(gojson::go_marshal(&object)));
                 }
                 object
             }
             other => {
-                return Err(format!(
-                    "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                    crate::encoding::json::type_name(&other)
-                ))
+                return Err(DecodeError::NotObject(crate::encoding::json::type_name(
+                    &other,
+                )))
             }
         };
-        out.push((index, value, from_yaml));
+        out.push(Manifest {
+            file: file.to_string(),
+            document: index + 1,
+            value,
+            from_yaml,
+        });
     }
     Ok(out)
 }

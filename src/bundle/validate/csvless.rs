@@ -13,10 +13,9 @@
 //! `metadata/bundle.yaml`, when present, is checked.
 
 use super::options::{Optional, Options};
-use super::registry::Object;
 use super::{bundle_objects, content, crd, csv, format, good_practices, object_meta, operatorhub};
-use crate::bundle::csvless::{self, metadata};
-use crate::bundle::files::BundleDir;
+use crate::bundle::csvless;
+use crate::bundle::files::{BundleDir, Manifest};
 use crate::bundle::mediatype::MediaType;
 use crate::bundle::rules::OBJECT_METADATA_INVALID;
 use crate::diag::Diagnostic;
@@ -53,35 +52,31 @@ pub(super) fn validate(
     }
     let Some(synthesis) = bundle.synthesis.as_ref().filter(|_| usable) else {
         if usable && options.optional.contains(&Optional::BundleObjects) {
-            let objects: Vec<Object<'_>> = bundle.manifests.iter().map(object).collect();
+            let objects: Vec<&Manifest> = bundle.manifests.iter().collect();
             bundle_objects::check(&objects, &mut findings);
         }
         return findings;
     };
-    let csv_file = metadata::FILE;
-    csv::check(&synthesis.csv, csv_file, &mut findings);
+    let csv = &synthesis.csv;
+    csv::check(&csv.value, &csv.file, &mut findings);
     for optional in &options.optional {
         match optional {
-            Optional::OperatorHub => operatorhub::check(&synthesis.csv, csv_file, &mut findings),
+            Optional::OperatorHub => operatorhub::check(&csv.value, &csv.file, &mut findings),
             Optional::BundleObjects => {
-                let mut objects = vec![Object {
-                    value: &synthesis.csv,
-                    from_yaml: true,
-                    file: csv_file,
-                }];
+                let mut objects = vec![csv];
                 objects.extend(
                     bundle
                         .manifests
                         .iter()
                         .zip(&synthesis.absorbed)
                         .filter(|(_, absorbed)| !**absorbed)
-                        .map(|(m, _)| object(m)),
+                        .map(|(m, _)| m),
                 );
                 bundle_objects::check(&objects, &mut findings);
             }
             Optional::GoodPractices => {
                 let channels = content::annotation_channels(dir);
-                good_practices::check(&synthesis.csv, &channels, csv_file, &mut findings);
+                good_practices::check(&csv.value, &channels, &csv.file, &mut findings);
             }
         }
     }
@@ -92,7 +87,7 @@ pub(super) fn validate(
 /// take path-segment names (`system:foo` is fine), everything else a DNS-1123
 /// subdomain. (Upstream's registry+v1 check accepts any name; OLM creates
 /// those objects itself.)
-fn name_problem(m: &csvless::Manifest) -> Option<String> {
+fn name_problem(m: &Manifest) -> Option<String> {
     let name = m.value.pointer("/metadata/name")?.as_str()?;
     let rbac = matches!(
         m.kind(),
@@ -124,7 +119,7 @@ fn name_problem(m: &csvless::Manifest) -> Option<String> {
 /// What the API server requires of an apps/v1 Deployment (the part a bundle
 /// author gets wrong): a selector, and a pod template with containers that
 /// each have a name and an image.
-fn deployment_problem(m: &csvless::Manifest) -> Option<String> {
+fn deployment_problem(m: &Manifest) -> Option<String> {
     if m.kind() != "Deployment" {
         return None;
     }
@@ -151,12 +146,4 @@ fn deployment_problem(m: &csvless::Manifest) -> Option<String> {
         }
     }
     None
-}
-
-fn object(m: &csvless::Manifest) -> Object<'_> {
-    Object {
-        value: &m.value,
-        from_yaml: m.from_yaml,
-        file: &m.file,
-    }
 }

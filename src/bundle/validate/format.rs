@@ -274,23 +274,10 @@ fn read_first_document(entry: &Entry) -> Option<RawDoc> {
                 .ok()?
                 .into_iter()
                 .next()
-                .map(|document| raw_doc(&Doc::from(document)))
+                .map(|document| Doc::from(document).raw())
         }
     };
-    Some(raw_doc(document))
-}
-
-fn raw_doc(document: &Doc) -> RawDoc {
-    match document {
-        Doc::Json(text) => RawDoc {
-            text: text.clone(),
-            from_yaml: false,
-        },
-        Doc::Yaml(value) => RawDoc {
-            text: gojson::go_marshal(value),
-            from_yaml: true,
-        },
-    }
+    Some(document.raw())
 }
 
 /// Whether upstream's decoder reads `bytes` as a JSON stream (a `{` is the

@@ -9,6 +9,7 @@ use super::crd::{self, CrdVersion};
 use super::csv::{at, list, text};
 use super::message;
 use super::shape::{self, Ty};
+use crate::bundle::files::Manifest;
 use crate::bundle::parse::{csv_release, csv_version};
 use crate::bundle::rules::{
     finding, BUNDLE_CRD_NOT_OWNED, BUNDLE_CSV_MISSING, BUNDLE_CSV_MULTIPLE, BUNDLE_CSV_UNREADABLE,
@@ -29,22 +30,16 @@ pub const RULES: &[&str] = &[
     BUNDLE_RELEASE_WITH_SUBSTITUTES_FOR,
 ];
 
-/// One decoded manifest and where it came from.
-pub struct Object<'a> {
-    pub value: &'a Value,
-    pub from_yaml: bool,
-    pub file: &'a str,
-}
-
 /// The registry checks. `name` is the bundle name upstream uses in messages
 /// (the name of the last CSV that converted).
-pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
-    let kind = |o: &Object<'_>| {
-        o.value.get("kind").and_then(Value::as_str) == Some("ClusterServiceVersion")
-    };
-    let csvs: Vec<&Object<'_>> = objects.iter().filter(|o| kind(o)).collect();
+pub fn check(objects: &[&Manifest], name: &str, out: &mut Vec<Diagnostic>) {
+    let csvs: Vec<&Manifest> = objects
+        .iter()
+        .copied()
+        .filter(|o| o.kind() == "ClusterServiceVersion")
+        .collect();
     if csvs.len() > 1 {
-        let files: Vec<&str> = csvs.iter().map(|o| o.file).collect();
+        let files: Vec<&str> = csvs.iter().map(|o| o.file.as_str()).collect();
         out.push(finding(
             BUNDLE_CSV_MULTIPLE,
             format!(
@@ -62,15 +57,15 @@ pub fn check(objects: &[Object<'_>], name: &str, out: &mut Vec<Diagnostic>) {
         ));
         return;
     };
-    let csv = csv_object.value;
-    let file = Some(csv_object.file.to_string());
+    let csv = &csv_object.value;
+    let file = Some(csv_object.file.clone());
     let mut push = |rule: &'static str, message: String| {
         out.push(finding(rule, message, file.clone()));
     };
     if let Err(e) = readable(csv, objects) {
         push(
             BUNDLE_CSV_UNREADABLE,
-            message::api("", Some(&e), "error getting bundle CSV"),
+            message::api("", Some(&e.to_string()), "error getting bundle CSV"),
         );
         return;
     }
@@ -176,12 +171,28 @@ const CSV_CRDS: Ty = Ty::Struct(
     ],
 );
 
+/// Why the registry cannot read the bundle's CSV or one of its CRDs; `Display` is the
+/// decoder's message.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    /// The CSV does not decode as the registry's ClusterServiceVersion.
+    #[error(transparent)]
+    Csv(#[from] shape::ShapeError),
+    /// A CRD does not decode as Kubernetes' CustomResourceDefinition.
+    #[error("error decoding {version} CRD: {source}")]
+    Crd {
+        version: &'static str,
+        #[source]
+        source: crd::CrdDecodeError,
+    },
+}
+
 /// Whether the bundle's CSV and CRDs decode as the registry reads them.
-fn readable(csv: &Value, objects: &[Object<'_>]) -> Result<(), String> {
+fn readable(csv: &Value, objects: &[&Manifest]) -> Result<(), Unreadable> {
     // The registry re-encodes decoded objects as JSON: no YAML leniency.
-    shape::go_json(csv, &REGISTRY_CSV, false).map_err(|e| e.to_string())?;
+    shape::go_json(csv, &REGISTRY_CSV, false)?;
     for object in objects {
-        if object.value.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
+        if object.kind() != "CustomResourceDefinition" {
             continue;
         }
         let api_version = object
@@ -194,12 +205,14 @@ fn readable(csv: &Value, objects: &[Object<'_>]) -> Result<(), String> {
             "v1beta1" => CrdVersion::V1beta1,
             _ => continue,
         };
-        if let Err(e) = crd::decode(object.value, version, object.from_yaml) {
-            let label = match version {
-                CrdVersion::V1 => "v1",
-                CrdVersion::V1beta1 => "v1beta1",
-            };
-            return Err(format!("error decoding {label} CRD: {e}"));
+        if let Err(e) = crd::decode(&object.value, version, object.from_yaml) {
+            return Err(Unreadable::Crd {
+                version: match version {
+                    CrdVersion::V1 => "v1",
+                    CrdVersion::V1beta1 => "v1beta1",
+                },
+                source: e,
+            });
         }
     }
     Ok(())
@@ -234,10 +247,10 @@ impl Key {
 
 /// The keys of the CRDs in the bundle: every version of a v1 CRD; for a
 /// v1beta1 CRD only `spec.version` when set, else every version.
-fn crd_keys(objects: &[Object<'_>]) -> BTreeSet<Key> {
+fn crd_keys(objects: &[&Manifest]) -> BTreeSet<Key> {
     let mut keys = BTreeSet::new();
     for object in objects {
-        let crd = object.value;
+        let crd = &object.value;
         if crd.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
             continue;
         }
