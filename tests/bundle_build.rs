@@ -396,14 +396,15 @@ fn bundle_build_usage_errors_write_nothing() {
 #[test]
 fn bundle_build_invalid_bundle_is_not_built() {
     let docker = FakeDocker::new(0);
-    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n";
+    // The Pod is the second document: its finding is placed at its line.
+    let pod = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n";
     let out = fails_unchanged(
         manifests()
             .file("bundle/manifests/pod.yaml", pod)
             .env("PATH", &docker.path())
             .args(build_args(&[])),
         &[
-            "bundle/manifests/pod.yaml:1:1: error[manifest-kind-unsupported]: Pod is not supported type for registryV1 bundle: manifests/pod.yaml\n",
+            "bundle/manifests/pod.yaml:6:1: error[manifest-kind-unsupported]: Pod is not supported type for registryV1 bundle: manifests/pod.yaml\n",
             "Error: Bundle validation errors: 1 error",
         ],
     );

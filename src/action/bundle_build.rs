@@ -227,7 +227,7 @@ impl BuildBundle {
         });
         let report = (!self.skip_validation).then(|| {
             let mut report = validate(&bundle, &Options::default());
-            report.locate(view.path(), shown_as.as_deref());
+            report.locate(&bundle, shown_as.as_deref());
             report
         });
         Ok(Prepared {

@@ -49,8 +49,7 @@ pub(super) fn run(
         };
     let bundle = super::read_bundle(&target, &image_builder, global)?;
     let mut report = validate(&bundle, &Options { optional });
-    locate_in_files_read(&mut report, &bundle);
-    report.locate(bundle.root(), bundle.shown_as());
+    report.locate(&bundle, bundle.shown_as());
     if output_format == FindingsFormat::Sarif {
         let log = crate::diag::sarif::log(&report.findings, crate::bundle::rules::ALL);
         let mut text = serde_json::to_string_pretty(&log)?;
@@ -73,32 +72,6 @@ pub(super) fn run(
     } else {
         ExitStatus::Failure
     })
-}
-
-/// Finds the line and column of each finding in the bundle's files as [`BundleDir`] read them,
-/// so that no file is read again for them ([`BundleReport::locate`] then names each file as the
-/// user knows it).
-///
-/// [`BundleDir`]: crate::bundle::BundleDir
-fn locate_in_files_read(report: &mut BundleReport, bundle: &crate::bundle::BundleDir) {
-    let entries = || {
-        bundle
-            .manifests()
-            .entries_or_none()
-            .iter()
-            .chain(bundle.metadata().entries_or_none())
-    };
-    crate::diag::resolve_positions_from(
-        report
-            .findings
-            .iter_mut()
-            .filter_map(|finding| finding.location.as_mut()),
-        |file| {
-            let path = bundle.root().join(file);
-            let entry = entries().find(|entry| entry.path() == path)?;
-            entry.bytes().ok().map(std::borrow::Cow::Borrowed)
-        },
-    );
 }
 
 /// Prints a report as `opm bundle validate` does (also used by `bundle build`): one line per

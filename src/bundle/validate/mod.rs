@@ -52,10 +52,10 @@ impl BundleReport {
         self.errors().next().is_none()
     }
 
-    /// Finds the line and column of each finding in the bundle at `root`, then names its
-    /// file as the user knows it: under `shown_as` (the bundle directory they gave), or relative
-    /// to the bundle root (an image's content).
-    pub fn locate(&mut self, root: &Path, shown_as: Option<&Path>) {
+    /// Finds the line and column of each finding in the files of `bundle` as they were read
+    /// (no file is read again), then names its file as the user knows it: under `shown_as` (the
+    /// bundle directory they gave), or relative to the bundle root (an image's content).
+    pub fn locate(&mut self, bundle: &crate::bundle::BundleDir, shown_as: Option<&Path>) {
         // A message that starts with its own file says it once, in the location.
         for finding in &mut self.findings {
             if let Some(file) = finding.file() {
@@ -71,12 +71,21 @@ impl BundleReport {
                 .iter_mut()
                 .filter_map(|finding| finding.location.as_mut())
         }
+        let root = bundle.root();
+        let entries = || {
+            bundle
+                .manifests()
+                .entries_or_none()
+                .iter()
+                .chain(bundle.metadata().entries_or_none())
+        };
+        crate::diag::resolve_positions_from(locations(&mut self.findings), |file| {
+            let path = root.join(file);
+            let entry = entries().find(|entry| entry.path() == path)?;
+            entry.bytes().ok().map(std::borrow::Cow::Borrowed)
+        });
         for location in locations(&mut self.findings) {
-            location.file = root.join(&*location.file).to_string_lossy().into();
-        }
-        crate::diag::resolve_positions(locations(&mut self.findings));
-        for location in locations(&mut self.findings) {
-            let full = std::path::PathBuf::from(&*location.file);
+            let full = root.join(&*location.file);
             let relative = full.strip_prefix(root).unwrap_or(&full);
             let shown = match shown_as {
                 Some(dir) if dir != Path::new(".") && dir != Path::new("") => dir.join(relative),
