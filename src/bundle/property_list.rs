@@ -129,6 +129,29 @@ mod tests {
                 ),
             ),
             ("{}", (vec![], Some("json: cannot unmarshal object into Go value of type []registry.Property"))),
+            ("7", (vec![], Some("json: cannot unmarshal number into Go value of type []registry.Property"))),
+            ("\"x\"", (vec![], Some("json: cannot unmarshal string into Go value of type []registry.Property"))),
+            (
+                r#"[[{"type":"a"}],{"type":"b"},[]]"#,
+                (
+                    vec![("", None), ("b", None), ("", None)],
+                    Some("json: cannot unmarshal array into Go value of type registry.Property"),
+                ),
+            ),
+            (
+                r#"[{"type":"a"},true,{"type":[1]}]"#,
+                (
+                    vec![("a", None), ("", None), ("", None)],
+                    Some("json: cannot unmarshal bool into Go value of type registry.Property"),
+                ),
+            ),
+            (
+                r#"[{"type":1.5},{"type":"b"}]"#,
+                (
+                    vec![("", None), ("b", None)],
+                    Some("json: cannot unmarshal number into Go struct field Property.type of type string"),
+                ),
+            ),
         ];
         for (text, (props, err)) in cases {
             let (got, got_err) = property_list(text, false, "registry.Property").unwrap();
@@ -139,7 +162,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
                 .collect();
             assert_eq!(got, want, "{text}");
-            assert_eq!(got_err.as_deref(), *err, "{text}");
+            assert_eq!(got_err.map(|e| e.to_string()).as_deref(), *err, "{text}");
         }
         assert!(property_list("[1,", false, "registry.Property").is_none());
     }

@@ -119,6 +119,154 @@ fn bundle_directories() {
             want: Err("error decoding v1 CRD: json: cannot unmarshal array into Go struct field CustomResourceDefinitionSpec.spec.group of type string"),
         },
         Case {
+            name: "crd spec a string",
+            files: vec![
+                (ann_path, s(ann)),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+                ("manifests/crd.yaml", s("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: x\n")),
+            ],
+            want: Err("error decoding v1 CRD: json: cannot unmarshal string into Go struct field CustomResourceDefinitionSpec of type CustomResourceDefinitionSpec"),
+        },
+        Case {
+            name: "crd names a list",
+            files: vec![
+                (ann_path, s(ann)),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+                ("manifests/crd.yaml", s("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  names: [a]\n")),
+            ],
+            want: Err("error decoding v1 CRD: json: cannot unmarshal array into Go struct field CustomResourceDefinitionNames of type CustomResourceDefinitionNames"),
+        },
+        Case {
+            name: "crd kind a number",
+            files: vec![
+                (ann_path, s(ann)),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+                ("manifests/crd.yaml", s("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  names:\n    kind: 5\n")),
+            ],
+            want: Err("error decoding v1 CRD: json: cannot unmarshal number into Go struct field CustomResourceDefinitionNames.spec.names.kind of type string"),
+        },
+        Case {
+            name: "crd plural a bool",
+            files: vec![
+                (ann_path, s(ann)),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+                ("manifests/crd.yaml", s("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  names:\n    plural: true\n")),
+            ],
+            want: Err("error decoding v1 CRD: json: cannot unmarshal bool into Go struct field CustomResourceDefinitionNames.spec.names.plural of type string"),
+        },
+        Case {
+            name: "crd versions an object",
+            files: vec![
+                (ann_path, s(ann)),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+                ("manifests/crd.yaml", s("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  versions: {name: v1}\n")),
+            ],
+            want: Err("error decoding v1 CRD: json: cannot unmarshal object into Go struct field CustomResourceDefinitionSpec.spec.versions of type []CustomResourceDefinitionVersion"),
+        },
+        Case {
+            name: "crd version entry a number",
+            files: vec![
+                (ann_path, s(ann)),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+                ("manifests/crd.yaml", s("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  versions: [1]\n")),
+            ],
+            want: Err("error decoding v1 CRD: json: cannot unmarshal number into Go struct field CustomResourceDefinitionVersion of type CustomResourceDefinitionVersion"),
+        },
+        Case {
+            name: "crd version name a list",
+            files: vec![
+                (ann_path, s(ann)),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+                ("manifests/crd.yaml", s("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  versions:\n  - name: [v1]\n")),
+            ],
+            want: Err("error decoding v1 CRD: json: cannot unmarshal array into Go struct field CustomResourceDefinitionVersion.spec.versions.name of type string"),
+        },
+        Case {
+            name: "crd v1beta1 version a number",
+            files: vec![
+                (ann_path, s(ann)),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+                ("manifests/crd.yaml", s("apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nspec:\n  version: 1\n")),
+            ],
+            want: Err("error decoding v1beta1 CRD: json: cannot unmarshal number into Go struct field CustomResourceDefinitionSpec.spec.version of type string"),
+        },
+        Case {
+            name: "apiservicedefinitions a string",
+            files: vec![(ann_path, s(ann)), ("manifests/csv.yaml", csv("\n  apiservicedefinitions: x"))],
+            want: Err("error checking provided apis in bundle p.v1.0.0: error getting apiservice definitions: json: cannot unmarshal string into Go value of type struct { Owned []*registry.DefinitionKey; Required []*registry.DefinitionKey }"),
+        },
+        Case {
+            name: "owned apiservices a number",
+            files: vec![(ann_path, s(ann)), ("manifests/csv.yaml", csv("\n  apiservicedefinitions: {owned: 1}"))],
+            want: Err("error checking provided apis in bundle p.v1.0.0: error getting apiservice definitions: json: cannot unmarshal number into Go struct field .owned of type []*registry.DefinitionKey"),
+        },
+        Case {
+            name: "owned apiservice entry a string",
+            files: vec![(ann_path, s(ann)), ("manifests/csv.yaml", csv("\n  apiservicedefinitions: {owned: [x]}"))],
+            want: Err("error checking provided apis in bundle p.v1.0.0: error getting apiservice definitions: json: cannot unmarshal string into Go struct field .owned of type registry.DefinitionKey"),
+        },
+        Case {
+            name: "owned apiservice kind a list",
+            files: vec![(ann_path, s(ann)), ("manifests/csv.yaml", csv("\n  apiservicedefinitions: {owned: [{kind: []}]}"))],
+            want: Err("error checking provided apis in bundle p.v1.0.0: error getting apiservice definitions: json: cannot unmarshal array into Go struct field DefinitionKey.owned.kind of type string"),
+        },
+        Case {
+            name: "required crd group a number",
+            files: vec![(ann_path, s(ann)), ("manifests/csv.yaml", csv("\n  version: 1.0.0\n  customresourcedefinitions: {required: [{group: 1}]}"))],
+            want: Err("error checking provided apis in bundle p.v1.0.0: json: cannot unmarshal number into Go struct field DefinitionKey.required.group of type string"),
+        },
+        Case {
+            name: "related images an object",
+            files: vec![(ann_path, s(ann)), ("manifests/csv.yaml", csv("\n  version: 1.0.0\n  relatedImages: {}"))],
+            want: Err("get related images for bundle \"p.v1.0.0\": json: cannot unmarshal object into Go value of type []declcfg.RelatedImage"),
+        },
+        Case {
+            name: "related image a string",
+            files: vec![(ann_path, s(ann)), ("manifests/csv.yaml", csv("\n  version: 1.0.0\n  relatedImages: [x]"))],
+            want: Err("get related images for bundle \"p.v1.0.0\": json: cannot unmarshal string into Go value of type declcfg.RelatedImage"),
+        },
+        Case {
+            name: "related image name a number",
+            files: vec![(ann_path, s(ann)), ("manifests/csv.yaml", csv("\n  version: 1.0.0\n  relatedImages: [{name: 1}]"))],
+            want: Err("get related images for bundle \"p.v1.0.0\": json: cannot unmarshal number into Go struct field RelatedImage.name of type string"),
+        },
+        Case {
+            name: "template package property a list",
+            files: vec![
+                (ann_path, s(ann)),
+                ("metadata/properties.yaml", s("properties:\n- type: olm.package\n  value: [1]\n")),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+            ],
+            want: Err("json: cannot unmarshal array into Go value of type property.Package"),
+        },
+        Case {
+            name: "template package property version a number",
+            files: vec![
+                (ann_path, s(ann)),
+                ("metadata/properties.yaml", s("properties:\n- type: olm.package\n  value: {packageName: p, version: 1}\n")),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+            ],
+            want: Err("json: cannot unmarshal number into Go struct field Package.version of type string"),
+        },
+        Case {
+            name: "template package property without a value",
+            files: vec![
+                (ann_path, s(ann)),
+                ("metadata/properties.yaml", s("properties:\n- type: olm.package\n")),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+            ],
+            want: Err("unexpected end of JSON input"),
+        },
+        Case {
+            name: "gvk property without a value",
+            files: vec![
+                (ann_path, s(ann)),
+                ("metadata/properties.yaml", s("properties:\n- type: olm.gvk\n")),
+                ("manifests/csv.yaml", csv("\n  version: 1.0.0")),
+            ],
+            want: Err("get properties for bundle \"p.v1.0.0\": parse property[0] of type \"olm.gvk\": unexpected end of JSON input"),
+        },
+        Case {
             name: "gvk property of the wrong shape",
             files: vec![
                 (ann_path, s(ann)),

@@ -225,6 +225,36 @@ fn package_manifests() {
             err("{\"packageName\": 5}"),
             "could not decode contents into package manifest - json: cannot unmarshal number into Go struct field PackageManifest.packageName of type string"
         );
+    let prefix = "could not decode contents into package manifest - ";
+    let yaml = "error unmarshaling JSON: while decoding JSON: ";
+    for (text, want) in [
+        (
+            "- 1\n",
+            format!("{yaml}json: cannot unmarshal array into Go value of type registry.PackageManifest"),
+        ),
+        (
+            r#"{"packageName": "p", "channels": [{"name": 1}]}"#,
+            "json: cannot unmarshal number into Go struct field PackageChannel.channels.name of type string".to_string(),
+        ),
+        (
+            "packageName: p\nchannels:\n- name: a\n  currentCSV: [x]\n",
+            format!("{yaml}json: cannot unmarshal array into Go struct field PackageChannel.channels.currentCSV of type string"),
+        ),
+        (
+            "packageName: p\nchannels:\n- 5\n",
+            format!("{yaml}json: cannot unmarshal number into Go struct field PackageManifest.channels of type registry.PackageChannel"),
+        ),
+        (
+            r#"{"packageName": "p", "defaultChannel": true}"#,
+            "json: cannot unmarshal bool into Go struct field PackageManifest.defaultChannel of type string".to_string(),
+        ),
+        (
+            "packageName: {a: 1}\nchannels:\n- name: [a]\n",
+            format!("{yaml}json: cannot unmarshal array into Go struct field PackageChannel.channels.name of type string"),
+        ),
+    ] {
+        assert_eq!(err(text), format!("{prefix}{want}"), "{text}");
+    }
     assert_eq!(
             err("packageName: p\nchannels: x\n"),
             "could not decode contents into package manifest - error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field PackageManifest.channels of type []registry.PackageChannel"
