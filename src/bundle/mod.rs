@@ -39,7 +39,7 @@ pub mod validate;
 
 pub use files::{read_file, BundleDir, Doc, Entry, Listing, Manifest};
 pub use parse::{parse, parse_bundle_dir};
-pub use parsed::{BundleDirError, CrdError, CsvError, JsonTypeError, ParsedBundle, TemplateFields};
+pub use parsed::{BundleDirError, CrdError, CsvError, ParsedBundle, TemplateFields};
 pub use render::sort_related_images;
 
 /// Parses a bundle directory and renders it as upstream HEAD does (one

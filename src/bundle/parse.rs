@@ -3,13 +3,11 @@
 //! the metadata files, then the derived properties.
 
 use super::csvless;
-use super::parsed::{
-    ApiKey, BundleDirError, CrdError, CsvError, Identity, JsonTypeError, ParsedBundle,
-};
+use super::parsed::{ApiKey, BundleDirError, CrdError, CsvError, Identity, ParsedBundle};
 use super::property_list::{self, RawProperty};
 use crate::bundle::files::{BundleDir, Doc, Entry, Listing, Manifest};
 use crate::bundle::mediatype::MediaType;
-use crate::encoding::gojson::{self, field, sorted, type_error, RawDoc};
+use crate::encoding::gojson::{self, field, sorted, GoJsonError, RawDoc, Target};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
@@ -246,14 +244,14 @@ fn string_at(v: &Value, path: &[&str]) -> String {
 }
 
 /// Decodes one string field of a CRD (Kubernetes' case-sensitive decoder).
-fn crd_string(v: Option<&Value>, owner: &str, path: &str) -> Result<String, JsonTypeError> {
+fn crd_string(v: Option<&Value>, owner: &str, path: &str) -> Result<String, GoJsonError> {
     match v {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(Value::Null) | None => Ok(String::new()),
-        Some(other) => Err(JsonTypeError(type_error(
+        Some(other) => Err(GoJsonError::mismatch(
             other,
-            &format!("Go struct field {owner}.{path} of type string"),
-        ))),
+            Target::field(format!("{owner}.{path}"), "string"),
+        )),
     }
 }
 
@@ -272,17 +270,17 @@ fn crd_apis(objects: &[Manifest]) -> Result<Vec<ApiKey>, BundleDirError> {
             version: version.to_string(),
             source: e,
         };
-        let decode = |e: JsonTypeError| fail(e.into());
+        let decode = |e: GoJsonError| fail(e.into());
         if group != "apiextensions.k8s.io" {
             return Err(fail(CrdError::NotRegistered(api_version.to_string())));
         }
         let spec = obj.get("spec").unwrap_or(&Value::Null);
         let check = |v: &Value, what: &str| match v {
             Value::Object(_) | Value::Null => Ok(()),
-            other => Err(decode(JsonTypeError(type_error(
+            other => Err(decode(GoJsonError::mismatch(
                 other,
-                &format!("Go struct field {what} of type {what}"),
-            )))),
+                Target::field(what, what),
+            ))),
         };
         check(spec, "CustomResourceDefinitionSpec")?;
         let names = spec.get("names").unwrap_or(&Value::Null);
@@ -311,17 +309,22 @@ fn crd_apis(objects: &[Manifest]) -> Result<Vec<ApiKey>, BundleDirError> {
                 for item in items {
                     check(item, "CustomResourceDefinitionVersion")?;
                     versions.push(
-                        crd_string(item.get("name"), "CustomResourceDefinitionVersion", "spec.versions.name")
-                            .map_err(decode)?,
+                        crd_string(
+                            item.get("name"),
+                            "CustomResourceDefinitionVersion",
+                            "spec.versions.name",
+                        )
+                        .map_err(decode)?,
                     );
                 }
             }
             Some(Value::Null) | None => {}
             Some(other) => {
-                return Err(decode(JsonTypeError(type_error(
-                    other,
-                    "Go struct field CustomResourceDefinitionSpec.spec.versions of type []CustomResourceDefinitionVersion",
-                ))))
+                let target = Target::field(
+                    "CustomResourceDefinitionSpec.spec.versions",
+                    "[]CustomResourceDefinitionVersion",
+                );
+                return Err(decode(GoJsonError::mismatch(other, target)));
             }
         }
         if version == "v1beta1" {
@@ -353,16 +356,11 @@ pub(crate) fn spec_map(csv: &Value) -> Result<&Map<String, Value>, CsvError> {
         Some(Value::Object(map)) => Ok(map),
         // Upstream keeps `spec` as raw JSON; a missing one is empty input.
         None | Some(Value::Null) => Err(CsvError::NoSpec),
-        Some(other) => Err(decode_error(
-            other,
-            "Go value of type map[string]*json.RawMessage",
-        )),
+        Some(other) => {
+            let target = Target::value("map[string]*json.RawMessage");
+            Err(GoJsonError::mismatch(other, target).into())
+        }
     }
-}
-
-/// Go's decoder's error for `value` decoded into `target`.
-pub(crate) fn decode_error(value: &Value, target: &str) -> CsvError {
-    CsvError::Decode(JsonTypeError(type_error(value, target)))
 }
 
 /// An entry of the CSV's `owned`/`required` CRD or API service lists.
@@ -385,10 +383,10 @@ pub(crate) fn definitions(
         None | Some(Value::Null) => return Ok((Vec::new(), Vec::new())),
         Some(v @ Value::Object(_)) => v,
         Some(other) => {
-            return Err(decode_error(
-                other,
-                "Go value of type struct { Owned []*registry.DefinitionKey; Required []*registry.DefinitionKey }",
-            ))
+            let target = Target::value(
+                "struct { Owned []*registry.DefinitionKey; Required []*registry.DefinitionKey }",
+            );
+            return Err(GoJsonError::mismatch(other, target).into());
         }
     };
     let list = |name: &str| -> Result<Vec<DefinitionKey>, CsvError> {
@@ -396,10 +394,8 @@ pub(crate) fn definitions(
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Array(items)) => items,
             Some(other) => {
-                return Err(decode_error(
-                    other,
-                    &format!("Go struct field .{name} of type []*registry.DefinitionKey"),
-                ))
+                let target = Target::field(format!(".{name}"), "[]*registry.DefinitionKey");
+                return Err(GoJsonError::mismatch(other, target).into());
             }
         };
         let mut out = Vec::with_capacity(items.len());
@@ -418,21 +414,16 @@ pub(crate) fn definitions(
                             Some(Value::String(s)) => *slot = s.clone(),
                             None | Some(Value::Null) => {}
                             Some(other) => {
-                                return Err(decode_error(
-                                    other,
-                                    &format!(
-                                    "Go struct field DefinitionKey.{name}.{fname} of type string"
-                                ),
-                                ))
+                                let path = format!("DefinitionKey.{name}.{fname}");
+                                let target = Target::field(path, "string");
+                                return Err(GoJsonError::mismatch(other, target).into());
                             }
                         }
                     }
                 }
                 other => {
-                    return Err(decode_error(
-                        other,
-                        &format!("Go struct field .{name} of type registry.DefinitionKey"),
-                    ))
+                    let target = Target::field(format!(".{name}"), "registry.DefinitionKey");
+                    return Err(GoJsonError::mismatch(other, target).into());
                 }
             }
             out.push(key);
@@ -559,7 +550,7 @@ pub(crate) fn csv_version(csv: &Value) -> Result<String, CsvError> {
     match spec.get("version") {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(decode_error(other, "Go value of type string")),
+        Some(other) => Err(GoJsonError::mismatch(other, Target::value("string")).into()),
     }
 }
 

@@ -2,14 +2,14 @@
 
 use crate::bundle::files::Manifest;
 use crate::bundle::property_list::{self, RawProperty};
-use crate::encoding::gojson;
+use crate::encoding::gojson::{self, GoJsonError};
 use crate::encoding::json::go_quote;
 use serde_json::Value;
 
 /// A failure to parse or render a bundle directory. `Display` is upstream's
 /// message, e.g. `no csv in bundle`, `Could not find annotations file`,
 /// `error checking provided apis in bundle <name>: couldn't find …`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum BundleDirError {
     /// `manifests/` or `metadata/` could not be listed (`open manifests: …`).
     #[error("open {dir}: {message}")]
@@ -64,32 +64,26 @@ pub enum BundleDirError {
     },
     /// The first `olm.package` property does not decode (for the image template).
     #[error(transparent)]
-    PackageProperty(JsonTypeError),
+    PackageProperty(GoJsonError),
 }
 
-/// Go's JSON decoder's message for a value of the wrong type or shape (`json: cannot unmarshal
-/// … into Go struct field …`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct JsonTypeError(pub(crate) String);
-
 /// Why a CRD does not decode as Kubernetes' CustomResourceDefinition.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum CrdError {
     #[error("no kind \"CustomResourceDefinition\" is registered for version \"{0}\" in scheme")]
     NotRegistered(String),
     #[error(transparent)]
-    Decode(#[from] JsonTypeError),
+    Decode(#[from] GoJsonError),
 }
 
 /// Why the CSV (or a property) does not give what parsing or rendering reads from it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum CsvError {
     /// No `spec` (upstream decodes empty raw JSON).
     #[error("unexpected end of JSON input")]
     NoSpec,
     #[error(transparent)]
-    Decode(#[from] JsonTypeError),
+    Decode(#[from] GoJsonError),
     #[error("release field must be a string or number")]
     Release,
     #[error("couldn't parse plural.group from crd name: {0}")]
@@ -114,7 +108,7 @@ pub enum CsvError {
         index: usize,
         kind: String,
         #[source]
-        source: JsonTypeError,
+        source: GoJsonError,
     },
 }
 
@@ -191,7 +185,7 @@ impl ParsedBundle {
     pub fn template_fields(&self) -> Result<TemplateFields, BundleDirError> {
         let version = match self.properties.iter().find(|p| p.kind == "olm.package") {
             Some(p) => gojson::decode_strings(p.value.as_deref(), &property_list::PACKAGE)
-                .map_err(|e| BundleDirError::PackageProperty(JsonTypeError(e.to_string())))?
+                .map_err(BundleDirError::PackageProperty)?
                 .swap_remove(1),
             None => String::new(),
         };

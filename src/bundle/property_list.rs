@@ -3,7 +3,7 @@
 //! (`property.GVK`, `property.Package`) decoded with
 //! [`crate::encoding::gojson`]'s rules.
 
-use crate::encoding::gojson::{shape, string_field, type_error, GoStruct, Shape};
+use crate::encoding::gojson::{shape, string_field, GoJsonError, GoStruct, Shape, Target};
 
 /// A `{type, value}` entry with its value's exact JSON text (`None` when the
 /// key was absent: a nil `json.RawMessage`).
@@ -34,30 +34,19 @@ pub(crate) fn property_list(
     text: &str,
     coerce: bool,
     elem: &str,
-) -> Option<(Vec<RawProperty>, Option<String>)> {
+) -> Option<(Vec<RawProperty>, Option<GoJsonError>)> {
     let mut first_error = None;
-    let note = |e: String, first: &mut Option<String>| {
-        if first.is_none() {
-            *first = Some(e);
-        }
+    let note = |e: GoJsonError, first: &mut Option<GoJsonError>| {
+        first.get_or_insert(e);
     };
+    let list = || Target::value(format!("[]{elem}"));
     let items = match shape(text)? {
         Shape::Null => return Some((Vec::new(), None)),
         Shape::Array(items) => items,
         Shape::Object(_) => {
-            return Some((
-                Vec::new(),
-                Some(format!(
-                    "json: cannot unmarshal object into Go value of type []{elem}"
-                )),
-            ))
+            return Some((Vec::new(), Some(GoJsonError::unmarshal("object", list()))));
         }
-        Shape::Scalar(v) => {
-            return Some((
-                Vec::new(),
-                Some(type_error(&v, &format!("Go value of type []{elem}"))),
-            ))
-        }
+        Shape::Scalar(v) => return Some((Vec::new(), Some(GoJsonError::mismatch(&v, list())))),
     };
     let short = elem.rsplit('.').next().unwrap_or(elem);
     let mut out = Vec::with_capacity(items.len());
@@ -73,7 +62,7 @@ pub(crate) fn property_list(
                         match string_field(&raw, coerce, &format!("{short}.type")) {
                             Ok(Some(s)) => prop.kind = s,
                             Ok(None) => {}
-                            Err(e) => note(e.to_string(), &mut first_error),
+                            Err(e) => note(e, &mut first_error),
                         }
                     } else if key.eq_ignore_ascii_case("value") {
                         prop.value = Some(raw.get().to_string());
@@ -82,11 +71,11 @@ pub(crate) fn property_list(
             }
             Some(Shape::Null) | None => {}
             Some(Shape::Array(_)) => note(
-                format!("json: cannot unmarshal array into Go value of type {elem}"),
+                GoJsonError::unmarshal("array", Target::value(elem)),
                 &mut first_error,
             ),
             Some(Shape::Scalar(v)) => note(
-                type_error(&v, &format!("Go value of type {elem}")),
+                GoJsonError::mismatch(&v, Target::value(elem)),
                 &mut first_error,
             ),
         }

@@ -3,13 +3,11 @@
 //! APIs, sorted by type then value text, bundle objects moved last; related
 //! images from the CSV, the image and the install strategy's containers.
 
-use super::parse::{
-    self, csv_release, csv_version, decode_error, definitions, spec_map, split_crd_name,
-};
-use super::parsed::{BundleDirError, CsvError, JsonTypeError, ParsedBundle};
+use super::parse::{self, csv_release, csv_version, definitions, spec_map, split_crd_name};
+use super::parsed::{BundleDirError, CsvError, ParsedBundle};
 use super::property_list::{self, RawProperty};
 use crate::declcfg::{Bundle, Property, RelatedImage};
-use crate::encoding::gojson::{self, field};
+use crate::encoding::gojson::{self, field, GoJsonError, Target};
 use crate::property::{BUNDLE_OBJECT, CSV_METADATA, GVK, GVK_REQUIRED, PACKAGE, PACKAGE_REQUIRED};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -48,10 +46,10 @@ fn decode_fields(
     p: &RawProperty,
     st: &gojson::GoStruct,
 ) -> Result<Vec<String>, CsvError> {
-    gojson::decode_strings(p.value.as_deref(), st).map_err(|e| CsvError::Property {
+    gojson::decode_strings(p.value.as_deref(), st).map_err(|source| CsvError::Property {
         index,
         kind: p.kind.clone(),
-        source: JsonTypeError(e.to_string()),
+        source,
     })
 }
 
@@ -236,10 +234,8 @@ fn csv_related_images(v: Option<&Value>) -> Result<Vec<RelatedImage>, CsvError> 
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
         Some(other) => {
-            return Err(decode_error(
-                other,
-                "Go value of type []declcfg.RelatedImage",
-            ))
+            let target = Target::value("[]declcfg.RelatedImage");
+            return Err(GoJsonError::mismatch(other, target).into());
         }
     };
     let mut out = Vec::with_capacity(items.len());
@@ -253,15 +249,16 @@ fn csv_related_images(v: Option<&Value>) -> Result<Vec<RelatedImage>, CsvError> 
                         Some(Value::String(s)) => *slot = s.clone(),
                         None | Some(Value::Null) => {}
                         Some(other) => {
-                            return Err(decode_error(
-                                other,
-                                &format!("Go struct field RelatedImage.{name} of type string"),
-                            ))
+                            let target = Target::field(format!("RelatedImage.{name}"), "string");
+                            return Err(GoJsonError::mismatch(other, target).into());
                         }
                     }
                 }
             }
-            other => return Err(decode_error(other, "Go value of type declcfg.RelatedImage")),
+            other => {
+                let target = Target::value("declcfg.RelatedImage");
+                return Err(GoJsonError::mismatch(other, target).into());
+            }
         }
         out.push(ri);
     }

@@ -38,14 +38,12 @@ pub(crate) fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
 
 /// Why Go's `encoding/json` refuses a document, in its words.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum GoJsonError {
-    /// A value of another JSON type than its target's (Go's
-    /// `UnmarshalTypeError`).
-    #[error("json: cannot unmarshal {json_type} into {target}")]
-    Type {
-        json_type: &'static str,
-        target: Target,
-    },
+pub enum GoJsonError {
+    /// A value of another JSON type than its target's. Boxed, as Go returns
+    /// a `*UnmarshalTypeError`: the error, and every `Result` that carries it,
+    /// stays small.
+    #[error(transparent)]
+    Type(Box<UnmarshalTypeError>),
     /// No text at all (a nil raw message).
     #[error("unexpected end of JSON input")]
     UnexpectedEnd,
@@ -57,16 +55,28 @@ pub(crate) enum GoJsonError {
 impl GoJsonError {
     /// `value`, of another type than `target`'s.
     pub(crate) fn mismatch(value: &Value, target: Target) -> GoJsonError {
-        GoJsonError::Type {
-            json_type: super::json::type_name(value),
-            target,
-        }
+        GoJsonError::unmarshal(super::json::type_name(value), target)
+    }
+
+    /// A value of JSON type `json_type` (as Go names it: `object`, `array`,
+    /// `string`, …), of another type than `target`'s.
+    pub(crate) fn unmarshal(json_type: &'static str, target: Target) -> GoJsonError {
+        GoJsonError::Type(Box::new(UnmarshalTypeError { json_type, target }))
     }
 }
 
+/// Go's `UnmarshalTypeError`: a value of JSON type `json_type` where the
+/// decoder was filling `target`.
+#[derive(Debug, thiserror::Error)]
+#[error("json: cannot unmarshal {json_type} into {target}")]
+pub struct UnmarshalTypeError {
+    pub json_type: &'static str,
+    pub target: Target,
+}
+
 /// Where Go's decoder was putting a value, as its type errors name it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Target {
+#[derive(Debug)]
+pub enum Target {
     /// The whole document: `Go value of type <go_type>`.
     Value { go_type: String },
     /// A struct field: `Go struct field <path> of type <go_type>`, the path
@@ -98,13 +108,6 @@ impl std::fmt::Display for Target {
             }
         }
     }
-}
-
-pub(crate) fn type_error(v: &Value, target: &str) -> String {
-    format!(
-        "json: cannot unmarshal {} into {target}",
-        super::json::type_name(v)
-    )
 }
 
 /// `v` with the keys of every object sorted (byte order), as Go writes maps.

@@ -2,9 +2,9 @@
 //! generate` without `--package` or `--channels` (upstream's `bundleDirInterpreter`).
 
 use super::{parent, sorted_entries};
-use crate::bundle::{mediatype, JsonTypeError};
+use crate::bundle::mediatype;
 use crate::declcfg::load::io_message;
-use crate::encoding::json::type_name;
+use crate::encoding::gojson::{GoJsonError, Target};
 use crate::encoding::stream::{decode_documents, Document};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -76,11 +76,18 @@ pub enum RejectedFile {
 }
 
 /// Why a file does not decode as upstream's `registry.PackageManifest`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum PackageDecodeError {
     /// The decoder's message.
     #[error("could not decode contents into package manifest - {0}")]
     Decode(String),
+    /// A JSON document with a value of the wrong type.
+    #[error("could not decode contents into package manifest - {0}")]
+    JsonType(#[source] GoJsonError),
+    /// A YAML document with a value of the wrong type, worded as the YAML-to-JSON converter
+    /// wraps Go's decoder's error.
+    #[error("could not decode contents into package manifest - error unmarshaling JSON: while decoding JSON: {0}")]
+    YamlType(#[source] GoJsonError),
     #[error("name of package (packageName) is missing")]
     NoName,
 }
@@ -301,12 +308,10 @@ pub(super) fn decode_package_manifest(bytes: &[u8]) -> Result<PackageManifest, P
         },
         Err(e) => return Err(decode_error(e.to_string())),
     };
-    let manifest = manifest_fields(&value, from_yaml).map_err(|e| {
-        decode_error(if from_yaml {
-            format!("error unmarshaling JSON: while decoding JSON: {e}")
-        } else {
-            e.0
-        })
+    let manifest = manifest_fields(&value, from_yaml).map_err(if from_yaml {
+        PackageDecodeError::YamlType
+    } else {
+        PackageDecodeError::JsonType
     })?;
     if manifest.package_name.is_empty() {
         return Err(PackageDecodeError::NoName);
@@ -314,36 +319,28 @@ pub(super) fn decode_package_manifest(bytes: &[u8]) -> Result<PackageManifest, P
     Ok(manifest)
 }
 
-fn manifest_fields(value: &Value, from_yaml: bool) -> Result<PackageManifest, JsonTypeError> {
-    let unmarshal = |v: &Value, target: &str| {
-        JsonTypeError(format!(
-            "json: cannot unmarshal {} into {target}",
-            type_name(v)
-        ))
-    };
+fn manifest_fields(value: &Value, from_yaml: bool) -> Result<PackageManifest, GoJsonError> {
     let map = match value {
         Value::Null => return Ok(PackageManifest::default()),
         Value::Object(map) => map,
         other => {
-            return Err(unmarshal(
-                other,
-                "Go value of type registry.PackageManifest",
-            ))
+            let target = Target::value("registry.PackageManifest");
+            return Err(GoJsonError::mismatch(other, target));
         }
     };
-    let string = |map: &serde_json::Map<String, Value>, name: &str, target: &str| match go_field(
-        map, name,
-    ) {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(v @ (Value::Number(_) | Value::Bool(_))) if from_yaml => Ok(v.to_string()),
-        Some(v) => Err(unmarshal(v, target)),
-    };
+    // String field `name` of `map`, at field path `path` in Go's errors.
+    let string =
+        |map: &serde_json::Map<String, Value>, name: &str, path: &str| match go_field(map, name) {
+            None | Some(Value::Null) => Ok(String::new()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(v @ (Value::Number(_) | Value::Bool(_))) if from_yaml => Ok(v.to_string()),
+            Some(v) => Err(GoJsonError::mismatch(v, Target::field(path, "string"))),
+        };
     let mut manifest = PackageManifest::default();
     // Go keeps decoding after a type error and reports the first one, in
     // key order (YAML reaches it as JSON with sorted keys).
-    let mut first_error: Option<JsonTypeError> = None;
-    let mut note = |result: Result<String, JsonTypeError>| match result {
+    let mut first_error: Option<GoJsonError> = None;
+    let mut note = |result: Result<String, GoJsonError>| match result {
         Ok(s) => s,
         Err(e) => {
             first_error.get_or_insert(e);
@@ -356,46 +353,35 @@ fn manifest_fields(value: &Value, from_yaml: bool) -> Result<PackageManifest, Js
             for item in items {
                 match item {
                     Value::Object(channel) => {
-                        let name = note(string(
-                            channel,
-                            "name",
-                            "Go struct field PackageChannel.channels.name of type string",
-                        ));
+                        let name = note(string(channel, "name", "PackageChannel.channels.name"));
                         let head = note(string(
                             channel,
                             "currentCSV",
-                            "Go struct field PackageChannel.channels.currentCSV of type string",
+                            "PackageChannel.channels.currentCSV",
                         ));
                         manifest.channels.push((name, head));
                     }
                     Value::Null => manifest.channels.push((String::new(), String::new())),
                     other => {
-                        note(Err(unmarshal(
-                            other,
-                            "Go struct field PackageManifest.channels of type registry.PackageChannel",
-                        )));
+                        let target =
+                            Target::field("PackageManifest.channels", "registry.PackageChannel");
+                        note(Err(GoJsonError::mismatch(other, target)));
                         manifest.channels.push((String::new(), String::new()));
                     }
                 }
             }
         }
         Some(other) => {
-            note(Err(unmarshal(
-                other,
-                "Go struct field PackageManifest.channels of type []registry.PackageChannel",
-            )));
+            let target = Target::field("PackageManifest.channels", "[]registry.PackageChannel");
+            note(Err(GoJsonError::mismatch(other, target)));
         }
     }
     manifest.default_channel_name = note(string(
         map,
         "defaultChannel",
-        "Go struct field PackageManifest.defaultChannel of type string",
+        "PackageManifest.defaultChannel",
     ));
-    manifest.package_name = note(string(
-        map,
-        "packageName",
-        "Go struct field PackageManifest.packageName of type string",
-    ));
+    manifest.package_name = note(string(map, "packageName", "PackageManifest.packageName"));
     match first_error {
         Some(e) => Err(e),
         None => Ok(manifest),
