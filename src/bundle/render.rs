@@ -8,6 +8,7 @@ use super::parsed::{BundleDirError, CsvError, ParsedBundle};
 use super::property_list::{self, RawProperty};
 use crate::declcfg::{Bundle, Property, RelatedImage};
 use crate::encoding::gojson::{self, field, GoJsonError, Target};
+use crate::encoding::json::compact;
 use crate::property::{BUNDLE_OBJECT, CSV_METADATA, GVK, GVK_REQUIRED, PACKAGE, PACKAGE_REQUIRED};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -145,12 +146,6 @@ fn properties(bundle: &ParsedBundle) -> Result<Vec<Property>, CsvError> {
         .partition(|p| p.kind == BUNDLE_OBJECT || p.kind == CSV_METADATA);
     head.extend(tail);
     Ok(head.into_iter().map(to_property).collect())
-}
-
-fn compact(v: &Value) -> String {
-    let mut out = String::new();
-    crate::encoding::json::write_compact(v, &mut out, false);
-    out
 }
 
 fn to_property(p: RawProperty) -> Property {

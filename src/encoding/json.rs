@@ -202,6 +202,13 @@ pub fn write_number(n: &serde_json::Number, out: &mut String) {
     }
 }
 
+/// The compact encoding of `value` (as [`write_compact`], without HTML escaping).
+pub fn compact(value: &Value) -> String {
+    let mut out = String::new();
+    write_compact(value, &mut out, false);
+    out
+}
+
 /// Appends the compact encoding of `value` (Go `json.Marshal`; keys in map order).
 pub fn write_compact(value: &Value, out: &mut String, escape_html: bool) {
     match value {

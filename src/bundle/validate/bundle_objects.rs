@@ -12,6 +12,7 @@ use crate::bundle::rules::{
     OBJECT_RBAC_MANAGES_PDB, OBJECT_RBAC_MODIFIES_DEFAULT_SCC,
 };
 use crate::diag::Diagnostic;
+use crate::encoding::json::compact;
 use serde_json::{json, Value};
 
 /// Every rule of this module.
@@ -136,10 +137,4 @@ fn audit(rules: &[Value], file: &Option<String>, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
-}
-
-fn compact(v: &Value) -> String {
-    let mut out = String::new();
-    crate::encoding::json::write_compact(v, &mut out, false);
-    out
 }

@@ -12,7 +12,7 @@
 //! Where upstream prints a Go struct dump (`%v`, `%#v`) of a bad value, a
 //! compact JSON rendering of the same value is printed instead.
 
-use crate::encoding::json::{go_quote, write_compact};
+use crate::encoding::json::{compact, go_quote};
 use serde_json::Value;
 
 /// operator-framework/api `errors.Error.Error()` without its level word:
@@ -64,12 +64,6 @@ impl Bad {
             Bad::Json(v) => compact(v),
         }
     }
-}
-
-fn compact(v: &Value) -> String {
-    let mut out = String::new();
-    write_compact(v, &mut out, false);
-    out
 }
 
 /// The kind of a Kubernetes field error.

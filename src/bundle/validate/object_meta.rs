@@ -7,6 +7,7 @@
 use super::message::{aggregate, Bad, FieldError};
 use super::shape::{self, ShapeError, Ty};
 use crate::encoding::gojson;
+use crate::encoding::json::compact;
 use crate::model::dns::{label_value_errors, qualified_name_errors};
 use serde_json::{Map, Value};
 
@@ -243,12 +244,6 @@ pub(crate) enum MetadataError {
         errors: Vec<FieldError>,
         object: Value,
     },
-}
-
-fn compact(v: &Value) -> String {
-    let mut out = String::new();
-    crate::encoding::json::write_compact(v, &mut out, false);
-    out
 }
 
 /// Upstream's "kubectl-able" check of one manifest document: its metadata
