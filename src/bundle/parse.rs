@@ -49,8 +49,10 @@ pub fn parse(dir: &BundleDir) -> Result<ParsedBundle, BundleDirError> {
         .applied()
         .into_iter()
         .map(|m| Manifest {
+            file: m.file.clone(),
+            document: m.document,
             value: sorted(&m.value),
-            ..m.clone()
+            from_yaml: m.from_yaml,
         })
         .collect();
     let identity = match (media_type, &bundle.meta) {

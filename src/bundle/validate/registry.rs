@@ -250,10 +250,10 @@ impl Key {
 fn crd_keys(objects: &[&Manifest]) -> BTreeSet<Key> {
     let mut keys = BTreeSet::new();
     for object in objects {
-        let crd = &object.value;
-        if crd.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
+        if object.kind() != "CustomResourceDefinition" {
             continue;
         }
+        let crd = &object.value;
         let api_version = crd
             .get("apiVersion")
             .and_then(Value::as_str)
