@@ -181,9 +181,12 @@ pub fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
             .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))
     };
     let (source, target) = (c(from)?, c(to)?);
+    // The system call itself: not every C library has the wrapper (the
+    // static musl build's does not).
     // SAFETY: both paths are NUL-terminated C strings that outlive the call.
     let result = unsafe {
-        libc::renameat2(
+        libc::syscall(
+            libc::SYS_renameat2,
             libc::AT_FDCWD,
             source.as_ptr(),
             libc::AT_FDCWD,
