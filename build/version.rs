@@ -2,7 +2,8 @@
 //! variables: `OPM_GIT_COMMIT` (the commit checked out, asked of git when the
 //! sources are a git checkout and git is installed; "unknown" otherwise, as
 //! in a source tarball), `OPM_BUILD_DATE` (UTC, ISO 8601; `SOURCE_DATE_EPOCH`
-//! makes it reproducible) and `OPM_TOOLCHAIN` (`rustc -V`). Packagers may set
+//! makes it reproducible), `OPM_TOOLCHAIN` (`rustc -V`) and `OPM_TARGET` (the
+//! target triple built for, e.g. `x86_64-unknown-linux-musl`). Packagers may set
 //! `OPM_GIT_COMMIT` and `OPM_BUILD_DATE` themselves. Nothing here can fail
 //! the build.
 
@@ -22,6 +23,8 @@ pub fn emit() {
     println!("cargo:rustc-env=OPM_GIT_COMMIT={commit}");
     println!("cargo:rustc-env=OPM_BUILD_DATE={date}");
     println!("cargo:rustc-env=OPM_TOOLCHAIN={toolchain}");
+    let target = std::env::var("TARGET").unwrap_or_else(|_| "unknown".to_string());
+    println!("cargo:rustc-env=OPM_TARGET={target}");
 }
 
 /// A non-empty environment variable.

@@ -30,6 +30,14 @@ use clap::FromArgMatches as _;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+/// Whether this binary is linked statically, C library included (the
+/// `x86_64-unknown-linux-musl` build): it then needs no file of a
+/// distribution to run, resolves host names without the C library's NSS
+/// (musl reads `/etc/hosts` and `/etc/resolv.conf` itself) and carries the
+/// CA roots it trusts when the system has none, so it can run in an empty
+/// image and be the base of catalog images (`opm alpha catalog build`).
+pub const SELF_CONTAINED: bool = cfg!(target_feature = "crt-static");
+
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {

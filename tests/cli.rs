@@ -149,6 +149,17 @@ fn version_line() {
         rest.starts_with(", GoOs:\"linux\", GoArch:\"") && rest.contains("\", Toolchain:\"rustc "),
         "{line}"
     );
+    // The target and how the binary is linked (the tests run the build of
+    // the host's target).
+    let linking = if cfg!(target_feature = "crt-static") {
+        "static"
+    } else {
+        "dynamic"
+    };
+    let tail = format!(", Linking:\"{linking}\"}}");
+    let target = format!(", Target:\"{}-", std::env::consts::ARCH);
+    assert!(rest.contains(&target), "{line}");
+    assert!(rest.ends_with(&tail), "{line}");
     assert!(rest.ends_with("\"}"), "{line}");
 
     let flag = Test::new().args(["--version"]).run().success();
@@ -170,7 +181,9 @@ fn version_line() {
             "buildDate",
             "goOs",
             "goArch",
-            "toolchain"
+            "toolchain",
+            "target",
+            "linking"
         ]
     );
     assert_eq!(value["gitCommit"], commit);

@@ -105,6 +105,11 @@ struct Version {
     os: &'static str,
     arch: &'static str,
     toolchain: &'static str,
+    /// The target triple built for.
+    target: &'static str,
+    /// `static` (no shared library, not even the C library's: the binary
+    /// runs in an empty image) or `dynamic`.
+    linking: &'static str,
 }
 
 fn version() -> Version {
@@ -121,22 +126,31 @@ fn version() -> Version {
             other => other,
         },
         toolchain: env!("OPM_TOOLCHAIN"),
+        target: env!("OPM_TARGET"),
+        linking: if crate::SELF_CONTAINED {
+            "static"
+        } else {
+            "dynamic"
+        },
     }
 }
 
 /// Upstream's `opm version` line (Go's `%#v` of its `version.Version`), with
-/// the toolchain that built us as one more field.
+/// the toolchain that built us, the target and how the binary is linked as
+/// three more fields.
 fn version_line() -> String {
     let v = version();
     let quote = crate::encoding::json::go_quote;
     format!(
-        "Version: version.Version{{OpmVersion:{}, GitCommit:{}, BuildDate:{}, GoOs:{}, GoArch:{}, Toolchain:{}}}\n",
+        "Version: version.Version{{OpmVersion:{}, GitCommit:{}, BuildDate:{}, GoOs:{}, GoArch:{}, Toolchain:{}, Target:{}, Linking:{}}}\n",
         quote(&v.opm_version),
         quote(v.git_commit),
         quote(v.build_date),
         quote(v.os),
         quote(v.arch),
-        quote(v.toolchain)
+        quote(v.toolchain),
+        quote(v.target),
+        quote(v.linking)
     )
 }
 
@@ -149,6 +163,8 @@ fn version_json() -> String {
         os,
         arch,
         toolchain,
+        target,
+        linking,
     } = version();
     let value = serde_json::json!({
         "opmVersion": opm_version,
@@ -157,6 +173,8 @@ fn version_json() -> String {
         "goOs": os,
         "goArch": arch,
         "toolchain": toolchain,
+        "target": target,
+        "linking": linking,
     });
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
