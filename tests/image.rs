@@ -2,11 +2,11 @@
 //! labels, layers and digests; credentials; TLS; tampering; image indexes;
 //! registries that are down or failing.
 
-use crate::util::error_chain;
 use crate::util::registry::{
     free_port, sha256, ImageSpec, Layout, PushOptions, Registry, Written, LAYER_GZIP, LAYER_TAR,
     LAYER_ZSTD,
 };
+use crate::util::{error_chain, Test};
 use opm::image::auth::AuthFiles;
 use opm::image::remote::{self, Limits, PullErrorKind, RetryPolicy};
 use opm::image::{PullOptions, PulledImage, Transport};
@@ -341,6 +341,46 @@ fn https_needs_a_trusted_certificate_or_skip_tls_verify() {
     assert!(text.contains(&registry.host), "{text}");
     // A certificate failure is not retried.
     assert!(started.elapsed() < Duration::from_secs(2), "{text}");
+}
+
+/// The CA roots: the system's when it has any (`SSL_CERT_FILE` naming the
+/// registry's CA makes it trusted); on a system without any (an empty
+/// image), the ones built into opm, so certificates are still verified
+/// (an unknown issuer), never refused for want of a CA store.
+#[test]
+fn registry_certificates_are_checked_against_the_system_roots_or_the_built_in_ones() {
+    let Some(registry) = Registry::tls() else {
+        return;
+    };
+    push_image(&registry, "secure/app", &bundle_image());
+    let reference = format!("{}:v1", registry.reference("secure/app"));
+    let empty = tempfile::tempdir().unwrap();
+    let no_file = empty.path().join("none.pem");
+    std::fs::write(&no_file, "").unwrap();
+    let unpack = |test: Test| {
+        test.args(["bundle", "unpack", reference.as_str(), "-o", "out"])
+            .run()
+    };
+
+    let trusted = unpack(
+        Test::new()
+            .env("SSL_CERT_FILE", registry.ca_file().to_str().unwrap())
+            .env("SSL_CERT_DIR", empty.path().to_str().unwrap()),
+    );
+    // Pulled (the image is no valid bundle: what unpack says next).
+    trusted.failure(&["bundle format validation failed"]);
+
+    let built_in = unpack(
+        Test::new()
+            .env("SSL_CERT_FILE", no_file.to_str().unwrap())
+            .env("SSL_CERT_DIR", empty.path().to_str().unwrap()),
+    )
+    .failure(&["TLS failure talking to registry", "UnknownIssuer"]);
+    assert!(
+        !built_in.stderr.contains("No CA certificates"),
+        "{}",
+        built_in.stderr
+    );
 }
 
 #[test]

@@ -112,15 +112,48 @@ impl Registry {
                 ));
             }
             Flavour::Tls => {
+                // A CA and a certificate for 127.0.0.1 that it signed, so
+                // that a client can trust the CA (`ca_file`).
+                let (ca, ca_key) = (root.join("ca.pem"), root.join("ca-key.pem"));
                 let (cert, key) = (root.join("cert.pem"), root.join("key.pem"));
+                let request = root.join("cert.csr");
                 run(Command::new("openssl")
                     .args([
                         "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
                     ])
+                    .args(["-subj", "/CN=opm test CA"])
+                    .args(["-addext", "basicConstraints=critical,CA:TRUE"])
+                    .args(["-addext", "keyUsage=critical,keyCertSign"])
+                    .arg("-keyout")
+                    .arg(&ca_key)
+                    .arg("-out")
+                    .arg(&ca)
+                    .stderr(Stdio::null()));
+                run(Command::new("openssl")
+                    .args(["req", "-new", "-newkey", "rsa:2048", "-nodes"])
                     .args(["-subj", "/CN=127.0.0.1"])
-                    .args(["-addext", "subjectAltName=IP:127.0.0.1"])
                     .arg("-keyout")
                     .arg(&key)
+                    .arg("-out")
+                    .arg(&request)
+                    .stderr(Stdio::null()));
+                let extensions = root.join("cert.ext");
+                std::fs::write(
+                    &extensions,
+                    "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+                )
+                .expect("write certificate extensions");
+                run(Command::new("openssl")
+                    .args(["x509", "-req", "-days", "2"])
+                    .arg("-in")
+                    .arg(&request)
+                    .arg("-CA")
+                    .arg(&ca)
+                    .arg("-CAkey")
+                    .arg(&ca_key)
+                    .arg("-CAcreateserial")
+                    .arg("-extfile")
+                    .arg(&extensions)
                     .arg("-out")
                     .arg(&cert)
                     .stderr(Stdio::null()));
@@ -187,6 +220,11 @@ impl Registry {
             .join(&hex[..2])
             .join(hex)
             .join("data")
+    }
+
+    /// The CA that signed a TLS registry's certificate (PEM).
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir.path().join("ca.pem")
     }
 
     /// `<host>/<repository>`.

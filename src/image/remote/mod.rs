@@ -16,6 +16,7 @@ mod error;
 pub(crate) mod layout;
 mod manifest;
 mod push;
+mod roots;
 mod token;
 mod transport;
 

@@ -180,6 +180,9 @@ impl Http {
             .connect_timeout(CONNECT_TIMEOUT.min(options.limits.timeout))
             .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
             .tls_danger_accept_invalid_certs(options.transport.skip_tls_verify);
+        if super::roots::roots() == super::roots::Roots::BuiltIn {
+            builder = builder.tls_certs_only(super::roots::built_in());
+        }
         if let Some(path) = &options.root_ca {
             let fail = |message: String| PullErrorKind::RootCa {
                 path: path.clone(),
