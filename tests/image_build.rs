@@ -175,11 +175,12 @@ fn the_layer_holds_exactly_the_bundle_with_fixed_metadata() {
     let dir = test.path().join("bundle");
     let image = build_dir(&dir);
 
-    assert_eq!(sha256(&image.layer), image.layer_digest);
+    let layer = std::fs::read(&image.layers[0].path).unwrap();
+    assert_eq!(sha256(&layer), image.layers[0].digest);
     assert_eq!(sha256(&image.config), image.config_digest);
     assert_eq!(sha256(&image.manifest), image.manifest_digest);
-    let tar = gunzip(&image.layer);
-    assert_eq!(sha256(&tar), image.diff_id);
+    let tar = gunzip(&layer);
+    assert_eq!(sha256(&tar), image.layers[0].diff_id);
 
     let entries = tar_entries(&tar);
     let listing: Vec<(&str, char, u32)> =
@@ -208,7 +209,10 @@ fn the_layer_holds_exactly_the_bundle_with_fixed_metadata() {
     assert_eq!(config["architecture"], "amd64");
     assert_eq!(config["os"], "linux");
     assert!(config.get("created").is_none());
-    assert_eq!(config["rootfs"]["diff_ids"][0], image.diff_id.as_str());
+    assert_eq!(
+        config["rootfs"]["diff_ids"][0],
+        image.layers[0].diff_id.as_str()
+    );
     let config_labels: BTreeMap<String, String> =
         serde_json::from_value(config["config"]["Labels"].clone()).unwrap();
     assert_eq!(config_labels, labels(&dir));
@@ -230,8 +234,8 @@ fn the_layer_holds_exactly_the_bundle_with_fixed_metadata() {
         layers[0]["mediaType"],
         "application/vnd.oci.image.layer.v1.tar+gzip"
     );
-    assert_eq!(layers[0]["digest"], image.layer_digest.as_str());
-    assert_eq!(layers[0]["size"], image.layer.len());
+    assert_eq!(layers[0]["digest"], image.layers[0].digest.as_str());
+    assert_eq!(layers[0]["size"], layer.len());
 }
 
 #[test]
@@ -241,7 +245,12 @@ fn the_same_input_gives_the_same_digests() {
     let first = build_dir(&dir);
     let second = build_dir(&dir);
     assert_eq!(first.manifest_digest, second.manifest_digest);
-    assert_eq!(first.layer, second.layer);
+    assert_eq!(first.layers[0].digest, second.layers[0].digest);
+    assert_eq!(first.layers[0].diff_id, second.layers[0].diff_id);
+    assert_eq!(
+        std::fs::read(&first.layers[0].path).unwrap(),
+        std::fs::read(&second.layers[0].path).unwrap()
+    );
 
     // A copy with other modes, timestamps and stray files elsewhere in the
     // bundle directory gives the very same image.
@@ -268,20 +277,20 @@ fn the_same_input_gives_the_same_digests() {
     let copied = build_dir(&copy);
     assert_eq!(copied.manifest_digest, first.manifest_digest);
     assert_eq!(copied.config_digest, first.config_digest);
-    assert_eq!(copied.layer_digest, first.layer_digest);
+    assert_eq!(copied.layers[0].digest, first.layers[0].digest);
 
     // Other labels change the config and manifest, not the layer.
     let mut relabelled = labels(&dir);
     relabelled.insert("extra".into(), "1".into());
     let image = build::build_bundle_image(&dir, &relabelled).unwrap();
-    assert_eq!(image.layer_digest, first.layer_digest);
+    assert_eq!(image.layers[0].digest, first.layers[0].digest);
     assert_ne!(image.config_digest, first.config_digest);
     assert_ne!(image.manifest_digest, first.manifest_digest);
 
     // Without tests/scorecard the layer has no tests/ at all.
     std::fs::remove_dir_all(copy.join("tests")).unwrap();
     let bare = build_dir(&copy);
-    let paths: Vec<String> = tar_entries(&gunzip(&bare.layer))
+    let paths: Vec<String> = tar_entries(&gunzip(&std::fs::read(&bare.layers[0].path).unwrap()))
         .into_iter()
         .map(|e| e.0)
         .collect();
@@ -295,7 +304,7 @@ fn links_inside_the_bundle_are_stored_as_files_and_links_outside_refused() {
     let dir = test.path().join("bundle");
     std::os::unix::fs::symlink("csv.yaml", dir.join("manifests/alias.yaml")).unwrap();
     let image = build_dir(&dir);
-    let entries = tar_entries(&gunzip(&image.layer));
+    let entries = tar_entries(&gunzip(&std::fs::read(&image.layers[0].path).unwrap()));
     let alias = entries
         .iter()
         .find(|e| e.0 == "manifests/alias.yaml")
@@ -377,7 +386,7 @@ fn an_oci_archive_is_read_by_skopeo_and_renders_like_the_directory() {
     let pulled = remote::pull(&reference, &http()).unwrap();
     assert_eq!(pulled.labels, labels(&dir));
     assert_eq!(pulled.layers.len(), 1);
-    assert_eq!(pulled.layers[0].digest, image.layer_digest);
+    assert_eq!(pulled.layers[0].digest, image.layers[0].digest);
     assert_eq!(pulled.manifest_digest, image.manifest_digest);
 }
 
@@ -533,8 +542,11 @@ fn push_to_a_registry_pulls_and_renders_like_the_directory() {
     assert_eq!(pulled.manifest_digest, image.manifest_digest);
     assert_eq!(pulled.labels, labels(&dir));
     assert_eq!(pulled.layers.len(), 1);
-    assert_eq!(pulled.layers[0].digest, image.layer_digest);
-    assert_eq!(std::fs::read(&pulled.layers[0].path).unwrap(), image.layer);
+    assert_eq!(pulled.layers[0].digest, image.layers[0].digest);
+    assert_eq!(
+        std::fs::read(&pulled.layers[0].path).unwrap(),
+        std::fs::read(&image.layers[0].path).unwrap()
+    );
     assert_renders_like_the_directory(&dir, &reference);
 
     // Pushing again (the blobs exist) and by digest both work.

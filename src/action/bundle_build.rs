@@ -22,10 +22,11 @@ use crate::bundle::annotations::{
 use crate::bundle::validate::{validate, BundleReport, Options};
 use crate::bundle::BundleDir;
 use crate::declcfg::load::io_message;
-use crate::encoding::json::go_quote;
-use crate::fsutil::{Batch, StageError, WriteError};
+
+use crate::fsutil::{Batch, StageError};
 use crate::image::tool::{ContainerTool, ExecError};
 use crate::image::{build, PullOptions};
+pub use build::Destination;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -46,22 +47,6 @@ pub enum Output {
     Tool { tool: ContainerTool, tag: String },
     /// Built without a container tool.
     Daemonless(Destination),
-}
-
-/// Where a daemonless build puts the image.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Destination {
-    /// An OCI image archive (gzip-compressed when `gzip`), its image named
-    /// `tag`.
-    Archive {
-        path: PathBuf,
-        gzip: bool,
-        tag: String,
-    },
-    /// An OCI image layout directory, its image named `tag`.
-    Layout { dir: PathBuf, tag: String },
-    /// Pushed to a registry.
-    Push { reference: String },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -86,12 +71,9 @@ pub enum BuildError {
     Image(#[from] build::BuildError),
     #[error(transparent)]
     Input(#[from] crate::fsutil::InputError),
-    /// The archive a daemonless build would write is already there.
+    /// The output a daemonless build would write is already there.
     #[error(transparent)]
-    Exists(#[from] WriteError),
-    /// The layout a daemonless build would write is already there.
-    #[error("path {}: already exists and is not an empty directory", go_quote(&.path.display().to_string()))]
-    LayoutExists { path: PathBuf },
+    Destination(#[from] build::destination::DestinationError),
     /// `--output-dir` asks for files; a daemonless build writes none.
     #[error("--output-dir cannot be used with {destination}: a build without a container tool writes nothing but the image (run \"opm bundle generate -u DIR\" to write the bundle's files)")]
     OutputDir { destination: String },
@@ -299,74 +281,8 @@ impl Prepared {
             Output::Daemonless(destination) => destination,
         };
         let image = build::build_bundle_image(view.path(), &labels)?;
-        let digest = match &destination {
-            Destination::Archive { path, gzip, tag } => {
-                build::write_oci_archive(&image, &working_dir.join(path), tag, *gzip)?;
-                progress(&format!(
-                    "Wrote {} ({})",
-                    path.display(),
-                    image.manifest_digest
-                ));
-                image.manifest_digest.clone()
-            }
-            Destination::Layout { dir, tag } => {
-                let target = working_dir.join(dir);
-                let existed = target.exists();
-                if let Err(error) = build::write_oci_layout(&image, &target, tag) {
-                    if !existed {
-                        let _ = std::fs::remove_dir_all(&target);
-                    }
-                    return Err(error.into());
-                }
-                progress(&format!(
-                    "Wrote {} ({})",
-                    dir.display(),
-                    image.manifest_digest
-                ));
-                image.manifest_digest.clone()
-            }
-            Destination::Push { reference } => {
-                let digest = build::push(&image, reference, pull)?;
-                progress(&format!("Pushed {reference}@{digest}"));
-                digest
-            }
-        };
+        let digest = destination.write(&image, &working_dir, pull, progress)?;
         Ok(Some(digest))
-    }
-}
-
-impl Destination {
-    /// Refuses an output that is already there, before any work: an archive
-    /// file that exists, a layout directory that is not empty. (A push
-    /// replaces the tag, as every registry client does.)
-    fn check_free(&self, working_dir: &Path) -> Result<(), BuildError> {
-        match self {
-            Destination::Archive { path, .. } => {
-                if working_dir.join(path).symlink_metadata().is_ok() {
-                    return Err(WriteError::Exists { path: path.clone() }.into());
-                }
-            }
-            Destination::Layout { dir, .. } => {
-                let target = working_dir.join(dir);
-                let empty_dir = std::fs::read_dir(&target).is_ok_and(|mut l| l.next().is_none());
-                if target.symlink_metadata().is_ok() && !empty_dir {
-                    return Err(BuildError::LayoutExists { path: dir.clone() });
-                }
-            }
-            Destination::Push { .. } => {}
-        }
-        Ok(())
-    }
-}
-
-impl std::fmt::Display for Destination {
-    /// The destination as written on the command line.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Destination::Archive { path, .. } => write!(f, "file://{}", path.display()),
-            Destination::Layout { dir, .. } => write!(f, "oci://{}", dir.display()),
-            Destination::Push { reference } => write!(f, "image://{reference}"),
-        }
     }
 }
 

@@ -7,8 +7,6 @@ use crate::ExitStatus;
 use anyhow::bail;
 use std::path::{Path, PathBuf};
 
-const DESTINATIONS: &str = "file://PATH.tar, file://PATH.tar.gz, oci://DIR or image://REF";
-
 /// Upstream's flags (`-d` and `-t` required for a container tool), plus the
 /// seed's `DIR [DESTINATION]` form, which builds without a container tool.
 pub(super) fn run(
@@ -166,57 +164,7 @@ fn docker_hint(directory: &Path) -> String {
     )
 }
 
-/// `file://X.tar`, `file://X.tar.gz` (or `.tgz`), `oci://DIR`, `image://REF`;
-/// the tag names the image inside an archive or layout (`latest` if none).
+/// The destination argument and `--tag` (see [`Destination::parse`]).
 fn destination_of(destination: &str, tag: Option<String>) -> anyhow::Result<Destination> {
-    let nonempty = |rest: &str| {
-        if rest.is_empty() {
-            bail!(
-                "invalid destination {}: expected {DESTINATIONS}",
-                go_quote(destination)
-            );
-        }
-        Ok(rest.to_string())
-    };
-    if let Some(path) = destination.strip_prefix("file://") {
-        let path = nonempty(path)?;
-        let gzip = if path.ends_with(".tar.gz") || path.ends_with(".tgz") {
-            true
-        } else if path.ends_with(".tar") {
-            false
-        } else {
-            bail!(
-                "invalid destination {}: the archive name must end in .tar or .tar.gz",
-                go_quote(destination)
-            );
-        };
-        return Ok(Destination::Archive {
-            path: PathBuf::from(path),
-            gzip,
-            tag: tag.unwrap_or_else(|| "latest".to_string()),
-        });
-    }
-    if let Some(dir) = destination.strip_prefix("oci://") {
-        // `oci://DIR:TAG` names the tag inside the layout `DIR`.
-        let (dir, named) = crate::image::source::split_layout(&nonempty(dir)?);
-        let tag = match (named, tag) {
-            (Some(_), Some(_)) => {
-                bail!("give the tag either as {destination} or with --tag, not both")
-            }
-            (Some(named), None) => named,
-            (None, tag) => tag.unwrap_or_else(|| "latest".to_string()),
-        };
-        return Ok(Destination::Layout { dir, tag });
-    }
-    if let Some(reference) = destination.strip_prefix("image://") {
-        let reference = nonempty(reference)?;
-        if tag.is_some() {
-            bail!("give the image reference either as {destination} or with --tag, not both");
-        }
-        return Ok(Destination::Push { reference });
-    }
-    bail!(
-        "invalid destination {}: expected {DESTINATIONS}",
-        go_quote(destination)
-    )
+    Ok(Destination::parse(destination, tag)?)
 }

@@ -29,6 +29,16 @@ pub enum WriteError {
 /// directory, refusing to replace an existing file (even one created
 /// concurrently).
 pub fn write_new_file(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
+    write_new_file_with(path, |file| file.write_all(contents))
+}
+
+/// [`write_new_file`] of what `write` writes into the (buffered) file: a
+/// stream that need not be in memory. Nothing is left at `path` when
+/// `write` fails.
+pub fn write_new_file_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), WriteError> {
     if path.symlink_metadata().is_ok() {
         return Err(WriteError::Exists {
             path: path.to_path_buf(),
@@ -43,7 +53,11 @@ pub fn write_new_file(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
         _ => Path::new("."),
     };
     let mut temp = TempFile::new_in(dir, ".opm-").map_err(io)?;
-    temp.as_file_mut().write_all(contents).map_err(io)?;
+    {
+        let mut buffered = std::io::BufWriter::with_capacity(256 << 10, temp.as_file_mut());
+        write(&mut buffered).map_err(io)?;
+        buffered.flush().map_err(io)?;
+    }
     temp.as_file().sync_all().map_err(io)?;
     // Files are created 0600 by tempfile; give them the usual 0666 & ~umask.
     #[cfg(unix)]

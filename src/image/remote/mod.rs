@@ -22,6 +22,7 @@ mod transport;
 
 pub use error::{BlobKind, PullError, PullErrorKind};
 pub use manifest::{Platform, MAX_CONFIG_SIZE, MAX_MANIFEST_SIZE};
+pub use push::Upload;
 pub use transport::{
     Limits, RetryPolicy, SettingError, MAX_REDIRECTS, MIN_RATE_VAR, RATE_WINDOW_VAR, TIMEOUT_VAR,
 };

@@ -8,16 +8,51 @@ use super::error::{BlobKind, PullErrorKind};
 use super::transport::Call;
 use super::{Session, Subject};
 use crate::encoding::json::go_quote;
-use reqwest::header::{CONTENT_TYPE, LOCATION};
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
 use reqwest::Method;
+use std::path::Path;
+
+/// What a blob upload sends.
+#[derive(Debug, Clone, Copy)]
+pub enum Upload<'a> {
+    Bytes(&'a [u8]),
+    /// A file of `size` bytes, streamed (opened again for every attempt).
+    File {
+        path: &'a Path,
+        size: u64,
+    },
+}
+
+impl Upload<'_> {
+    /// The request body.
+    async fn body(&self) -> Result<reqwest::Body, PullErrorKind> {
+        match self {
+            Upload::Bytes(bytes) => Ok(reqwest::Body::from(bytes.to_vec())),
+            Upload::File { path, .. } => tokio::fs::File::open(path)
+                .await
+                .map(reqwest::Body::from)
+                .map_err(|source| PullErrorKind::Io {
+                    path: path.to_path_buf(),
+                    source,
+                }),
+        }
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Upload::Bytes(bytes) => bytes.len() as u64,
+            Upload::File { size, .. } => *size,
+        }
+    }
+}
 
 impl Session {
-    /// Uploads `bytes` (whose digest is `digest`) unless the repository
-    /// already has the blob.
+    /// Uploads the blob (whose digest is `digest`) unless the repository
+    /// already has it.
     pub(crate) async fn push_blob(
         &self,
         blob: BlobKind,
-        bytes: &[u8],
+        upload: Upload<'_>,
         digest: &str,
     ) -> Result<(), PullErrorKind> {
         let what = format!("upload of {blob} {}", go_quote(digest));
@@ -56,7 +91,8 @@ impl Session {
                     .http
                     .request(Method::PUT, url.as_str())
                     .header(CONTENT_TYPE, "application/octet-stream")
-                    .body(bytes.to_vec());
+                    .header(CONTENT_LENGTH, upload.len())
+                    .body(upload.body().await?);
                 if self.is_registry_url(&url) {
                     request = self.authorize(request);
                 }
