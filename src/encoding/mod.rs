@@ -3,6 +3,7 @@
 //! string quoting. No I/O and no knowledge of catalogs or bundles.
 
 pub mod base64;
+pub mod civil;
 pub mod gojson;
 pub mod json;
 pub mod locate;
