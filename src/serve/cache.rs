@@ -29,8 +29,27 @@ const METAS_DIR: &str = "metas";
 const POGREB_DIR: &str = "pogreb.v1";
 /// Our temporary directories inside the cache directory.
 const TEMP_PREFIX: &str = ".opm-cache-";
-const DIR_MODE: u32 = 0o750;
-const FILE_MODE: u32 = 0o640;
+
+/// The permissions of what a cache write creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Modes {
+    pub dir: u32,
+    pub file: u32,
+}
+
+impl Modes {
+    /// What `opm serve --cache-dir` writes: for its owner and group.
+    pub const PRIVATE: Modes = Modes {
+        dir: 0o750,
+        file: 0o640,
+    };
+    /// What a catalog image holds: readable by everyone and writable by
+    /// group 0 (the group OpenShift runs every random UID in).
+    pub const IMAGE: Modes = Modes {
+        dir: 0o775,
+        file: 0o664,
+    };
+}
 
 /// What a cache directory holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,23 +231,35 @@ pub fn sync(
     if enforce {
         integrity.map_err(CacheError::Integrity)?;
     } else if layout != Layout::Json || integrity.is_err() {
-        write(dir, catalog, index).map_err(|e| CacheError::Rebuild(e.to_string()))?;
+        write(dir, catalog, index, Modes::PRIVATE)
+            .map_err(|e| CacheError::Rebuild(e.to_string()))?;
     }
     load(dir)
 }
 
+/// Writes a new cache for `index` into `dir` with `modes` (for a catalog
+/// image, whose layer keeps them: the digest covers every mode), then checks
+/// it as `opm serve --cache-dir` does before serving from it.
+pub fn build(dir: &Path, catalog: &Path, index: &Index, modes: Modes) -> Result<(), CacheError> {
+    write(dir, catalog, index, modes).map_err(|e| CacheError::Rebuild(e.to_string()))?;
+    inspect(dir, catalog)?
+        .integrity
+        .map_err(CacheError::Integrity)?;
+    load(dir)
+}
+
 /// Writes the cache for `index` into `dir`, replacing what is there.
-fn write(dir: &Path, catalog: &Path, index: &Index) -> Result<(), WriteError> {
+fn write(dir: &Path, catalog: &Path, index: &Index, modes: Modes) -> Result<(), WriteError> {
     if !dir.exists() {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
-        set_mode(dir, DIR_MODE)?;
+        set_mode(dir, modes.dir)?;
     }
     remove_leftovers(dir)?;
     let temp = crate::fsutil::TempDir::new(TEMP_PREFIX, Some(dir)).map_err(io(dir))?;
     let tree = temp.path().join(CACHE_TREE);
-    make_dir(&tree)?;
-    write_package_index(index, &tree.join(PACKAGES_FILE))?;
-    write_bundles(index, &tree)?;
+    make_dir(&tree, modes)?;
+    write_package_index(index, &tree.join(PACKAGES_FILE), modes)?;
+    write_bundles(index, &tree, modes)?;
     for meta in &index.metas {
         // Names a query could never ask for are not stored (upstream refuses
         // to build a cache with them).
@@ -243,14 +274,14 @@ fn write(dir: &Path, catalog: &Path, index: &Index) -> Result<(), WriteError> {
         let mut hash = Fnv64a::default();
         hash.write(blob.as_bytes());
         let mut meta_dir = tree.join(METAS_DIR);
-        make_dir(&meta_dir)?;
+        make_dir(&meta_dir, modes)?;
         meta_dir.push(&meta.schema);
-        make_dir(&meta_dir)?;
+        make_dir(&meta_dir, modes)?;
         if !meta.package.is_empty() {
             meta_dir.push(&meta.package);
-            make_dir(&meta_dir)?;
+            make_dir(&meta_dir, modes)?;
         }
-        write_file(&meta_dir.join(format!("{}.json", hash.hex())), &blob)?;
+        write_file(&meta_dir.join(format!("{}.json", hash.hex())), &blob, modes)?;
     }
     let digest = digest::digest(catalog, &tree)?;
 
@@ -270,14 +301,14 @@ fn write(dir: &Path, catalog: &Path, index: &Index) -> Result<(), WriteError> {
     let target = dir.join(CACHE_TREE);
     std::fs::rename(&tree, &target).map_err(io(&target))?;
     let staged = temp.path().join(DIGEST_FILE);
-    write_file(&staged, &digest)?;
+    write_file(&staged, &digest, modes)?;
     std::fs::rename(&staged, &digest_path).map_err(io(&digest_path))?;
     temp.close().map_err(io(dir))?;
     Ok(())
 }
 
 /// One file per channel entry, converted on every core.
-fn write_bundles(index: &Index, tree: &Path) -> Result<(), WriteError> {
+fn write_bundles(index: &Index, tree: &Path, modes: Modes) -> Result<(), WriteError> {
     let mut jobs = Vec::new();
     for package in index.packages.values() {
         for channel in package.channels.values() {
@@ -307,7 +338,7 @@ fn write_bundles(index: &Index, tree: &Path) -> Result<(), WriteError> {
             let written = index
                 .api_bundle(package, channel, name, Objects::Include)
                 .map_err(WriteError::from)
-                .and_then(|bundle| write_file(&file, &bundle_json(&bundle)));
+                .and_then(|bundle| write_file(&file, &bundle_json(&bundle), modes));
             if written.is_err() {
                 // The other workers stop at their next job.
                 next.store(jobs.len(), std::sync::atomic::Ordering::Relaxed);
@@ -342,21 +373,21 @@ fn set_mode(path: &Path, mode: u32) -> Result<(), WriteError> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(io(path))
 }
 
-fn make_dir(path: &Path) -> Result<(), WriteError> {
+fn make_dir(path: &Path, modes: Modes) -> Result<(), WriteError> {
     match std::fs::create_dir(path) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(io(path)(e)),
-        _ => set_mode(path, DIR_MODE),
+        _ => set_mode(path, modes.dir),
     }
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
+fn write_file(path: &Path, text: &str, modes: Modes) -> Result<(), WriteError> {
     std::fs::write(path, text).map_err(io(path))?;
-    set_mode(path, FILE_MODE)
+    set_mode(path, modes.file)
 }
 
 /// `packages.json`: upstream's `packageIndex` as Go's `json.Marshal` writes
 /// it, one package at a time (icons make it large).
-fn write_package_index(index: &Index, path: &Path) -> Result<(), WriteError> {
+fn write_package_index(index: &Index, path: &Path, modes: Modes) -> Result<(), WriteError> {
     use std::io::Write as _;
     let file = std::fs::File::create(path).map_err(io(path))?;
     let mut out = std::io::BufWriter::new(file);
@@ -377,7 +408,7 @@ fn write_package_index(index: &Index, path: &Path) -> Result<(), WriteError> {
         .map_err(|e| io(path)(e.into_error()))?
         .sync_all()
         .map_err(io(path))?;
-    set_mode(path, FILE_MODE)
+    set_mode(path, modes.file)
 }
 
 fn deprecation(message: Option<&String>) -> Option<Value> {
