@@ -14,6 +14,18 @@ pub mod unpack;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The Go (and OCI) name of a Rust architecture name: `amd64` for
+/// `x86_64`, `arm64` for `aarch64`, ….
+pub fn go_arch(arch: &str) -> &str {
+    match arch {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "powerpc64" => "ppc64le",
+        "x86" => "386",
+        other => other,
+    }
+}
+
 /// How to reach registries (the global `--use-http` / `--skip-tls-verify`
 /// flags; the deprecated `--skip-tls` means `--use-http`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -77,6 +89,9 @@ pub struct PulledImage {
     pub manifest_digest: String,
     /// The image config's labels.
     pub labels: BTreeMap<String, String>,
+    /// The image config, byte for byte (its digest verified; at most
+    /// [`remote::MAX_CONFIG_SIZE`]).
+    pub config: Vec<u8>,
     /// The platform chosen from an image index, when the reference named one.
     pub platform: Option<String>,
     pub layers: Vec<Layer>,

@@ -13,11 +13,12 @@
 //! `manifests/`, `metadata/` and `tests/scorecard/` (when present) and a
 //! config whose labels are the bundle's annotations ([`bundle`]).
 
-mod bundle;
 pub mod destination;
 pub mod layer;
+mod tree;
 
 pub use destination::Destination;
+pub use tree::{copy_tree, tree_entries};
 
 use super::reference::DEFAULT_TAG;
 use super::remote::{self, gave_up, BlobKind, Operation, PullErrorKind, RetryPolicy, Session};
@@ -239,7 +240,7 @@ pub fn build_bundle_image(
     dir: &Path,
     labels: &BTreeMap<String, String>,
 ) -> Result<BuiltImage, BuildError> {
-    let entries = bundle::collect_layer_entries(dir)?;
+    let entries = tree::collect_layer_entries(dir)?;
     let mut builder = ImageBuilder::new(FIXED_MTIME)?;
     builder.layer(entries.into_iter().map(Ok))?;
     let mut container = Map::new();

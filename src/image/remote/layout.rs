@@ -144,6 +144,7 @@ pub(crate) fn read_layout(
         reference: typed.to_string(),
         manifest_digest: top.digest.clone(),
         labels,
+        config: config_bytes,
         platform,
         layers,
         dir: temp,

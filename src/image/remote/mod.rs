@@ -234,6 +234,7 @@ impl Session {
             reference: typed.to_string(),
             manifest_digest,
             labels,
+            config: config_bytes,
             platform,
             layers,
             dir,
