@@ -11,6 +11,7 @@ mod bundle_init;
 mod bundle_list;
 mod bundle_malformed;
 mod bundle_validate;
+mod catalog_image;
 mod cli;
 mod corpus;
 mod csvless;

@@ -23,7 +23,7 @@ fn free_port() -> u16 {
     listener.local_addr().expect("local address").port()
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -158,7 +158,7 @@ async fn connect(port: u16) -> Channel {
     connect_once(port).await.expect("connect to opm serve")
 }
 
-async fn registry(port: u16) -> RegistryClient<Channel> {
+pub(crate) async fn registry(port: u16) -> RegistryClient<Channel> {
     RegistryClient::new(connect(port).await).max_decoding_message_size(usize::MAX)
 }
 

@@ -7,6 +7,7 @@ pub mod bundle_init;
 pub mod bundle_list;
 pub mod bundle_unpack;
 pub mod catalog;
+pub mod catalog_build;
 pub mod convert_template;
 pub mod diff;
 pub mod dockerfile;

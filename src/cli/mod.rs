@@ -10,6 +10,7 @@
 
 pub mod authoring;
 pub mod bundle;
+pub mod catalog;
 pub mod serve;
 
 use clap::builder::{PossibleValue, TypedValueParser};
@@ -211,6 +212,9 @@ to do more complex processing and automation.")]
     ConvertTemplate(authoring::ConvertTemplateArgs),
     /// Show what changed between two catalogs
     Diff(authoring::DiffArgs),
+    /// Build catalog images without a container engine
+    #[command(arg_required_else_help = true)]
+    Catalog(catalog::CatalogArgs),
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,7 @@ mod bundle_init;
 mod bundle_list;
 mod bundle_unpack;
 mod bundle_validate;
+mod catalog;
 mod convert_template;
 mod diff;
 mod dockerfile;
@@ -59,6 +60,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitStatus> {
             AlphaCommand::RenderTemplate(args) => render_template::run(args, &global),
             AlphaCommand::ConvertTemplate(args) => convert_template::run(args.command),
             AlphaCommand::Diff(args) => diff::run(args, &global),
+            AlphaCommand::Catalog(args) => catalog::run(args.command, &global),
         },
         Command::Migrate(args) => migrate::run(args, &global),
         Command::Render(args) => {
@@ -119,12 +121,7 @@ fn version() -> Version {
         build_date: env!("OPM_BUILD_DATE"),
         os: std::env::consts::OS,
         // Go's names, as upstream prints them.
-        arch: match std::env::consts::ARCH {
-            "x86_64" => "amd64",
-            "aarch64" => "arm64",
-            "powerpc64" => "ppc64le",
-            other => other,
-        },
+        arch: crate::image::go_arch(std::env::consts::ARCH),
         toolchain: env!("OPM_TOOLCHAIN"),
         target: env!("OPM_TARGET"),
         linking: if crate::SELF_CONTAINED {

@@ -2,6 +2,7 @@
 //! there and returns what it printed.
 
 pub mod hostile;
+pub mod podman;
 pub mod registry;
 #[path = "../../src/testkit.rs"]
 mod testkit;
