@@ -714,3 +714,66 @@ fn generate_dockerfile_with_our_base_builds_with_podman_and_runs() {
     assert_eq!(answers(50051), answers(direct.port));
     stop_like_kubernetes(&podman, "from-dockerfile");
 }
+
+/// The static opm needs nothing from a distribution: in an image holding
+/// only it, it resolves a registry's host name (from the `/etc/hosts` the
+/// runtime writes, without the C library's NSS), pulls a catalog image and
+/// renders it as the directory renders.
+#[test]
+fn the_static_opm_pulls_and_renders_in_an_image_of_its_own() {
+    let Some(opm) = static_opm() else {
+        return;
+    };
+    let Some(registry) = Registry::plain() else {
+        return;
+    };
+    let Some(podman) = Podman::new() else {
+        return;
+    };
+    let test = catalog_test();
+    let port = registry.host.rsplit_once(':').unwrap().1.to_string();
+    let reference = format!("registry.opm.test:{port}/catalogs/example:v1");
+    run_opm(
+        &opm,
+        test.path(),
+        &[
+            "alpha",
+            "catalog",
+            "build",
+            "catalog",
+            &format!("image://{}", registry.reference("catalogs/example:v1")),
+            "--use-http",
+            "--base",
+            "oci://base:v1",
+        ],
+    );
+    run_opm(
+        &opm,
+        test.path(),
+        &[
+            "alpha",
+            "catalog",
+            "base",
+            "file://base.tar",
+            "--tag",
+            "localhost/opm-test/opm:v1",
+        ],
+    );
+    podman.load(&test.path().join("base.tar"));
+    let rendered = podman.run([
+        "run",
+        "--rm",
+        "--network",
+        "host",
+        "--add-host",
+        "registry.opm.test:127.0.0.1",
+        "--user",
+        "1000680000:0",
+        "localhost/opm-test/opm:v1",
+        "render",
+        "--use-http",
+        &reference,
+    ]);
+    let from_dir = run_opm(&opm, test.path(), &["render", "catalog"]);
+    assert_eq!(rendered, from_dir);
+}
