@@ -263,6 +263,34 @@ fn probe_times_out_a_call_that_is_never_answered() {
         remaining.len() == 1 && remaining[0] > 0.0 && remaining[0] <= 0.3,
         "{remaining:?}"
     );
+    // SIGTERM during the call cancels it, as the original's context is cancelled.
+    let (_dir, link) = probe_link();
+    let child = Command::new(&link)
+        .args(["-addr", &server.addr(), "-service=slow", "-rpc-timeout=20s"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run grpc_health_probe");
+    let started = Instant::now();
+    while server.time_remaining().len() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the call never arrived"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = Command::new("kill")
+        .args(["-s", "TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(sent.success());
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "cancellation received (signal: terminated)\nerror: health rpc failed: rpc error: code = Canceled desc = context canceled\n"
+    );
 }
 
 #[test]
@@ -746,13 +774,13 @@ fn probe_authenticates_with_a_client_certificate() {
 }
 
 #[test]
-fn probe_reaches_a_unix_socket() {
+fn probe_reaches_unix_sockets() {
     if !have_grpcio() {
         return;
     }
     let sockets = tempfile::tempdir().expect("temporary directory");
     let socket = sockets.path().join("health.sock").display().to_string();
-    let _server = HealthServer::start(&["--unix", &socket]);
+    let _server = HealthServer::start(&["--also", &format!("unix:{socket}")]);
     expect(
         &probe(&["-addr", &format!("unix://{socket}")]),
         0,
@@ -762,6 +790,14 @@ fn probe_reaches_a_unix_socket() {
         &probe(&["-addr", &format!("unix:{socket}"), "-service=sick"]),
         4,
         "service unhealthy (responded with \"NOT_SERVING\")\n",
+    );
+    // Linux's abstract namespace: a name no other test run uses.
+    let name = format!("opm-probe-test-{}-{}", std::process::id(), closed_port());
+    let _server = HealthServer::start(&["--also", &format!("unix-abstract:{name}")]);
+    expect(
+        &probe(&["-addr", &format!("unix-abstract:{name}")]),
+        0,
+        "status: SERVING\n",
     );
 }
 

@@ -2,9 +2,10 @@
 """A gRPC health server for the grpc_health_probe tests: Python's grpcio (a server we did not
 write), with stubs that grpc_tools compiles from the health proto into WORK_DIR.
 
-Usage: probe_server.py WORK_DIR [--tls CERT KEY] [--client-ca CA] [--no-health] [--unix PATH]
+Usage: probe_server.py WORK_DIR [--tls CERT KEY] [--client-ca CA] [--no-health] [--also ADDRESS]
 
-Listens on 127.0.0.1 at a free port and prints `PORT N` as its first line. The services it
+Listens on 127.0.0.1 at a free port (and, in plaintext, on a grpcio ADDRESS such as
+`unix:PATH` or `unix-abstract:NAME`) and prints `PORT N` as its first line. The services it
 knows (grpcio's own health servicer keeps the same table and answers NOT_FOUND for others):
 "" SERVING, "sick" NOT_SERVING, "unknown-status" SERVICE_UNKNOWN, "slow" SERVING after 30 s.
 With --no-health the Health service is not registered (every call is UNIMPLEMENTED). Each
@@ -77,9 +78,9 @@ if tls:
     port = server.add_secure_port("127.0.0.1:0", credentials)
 else:
     port = server.add_insecure_port("127.0.0.1:0")
-unix = option("--unix")
-if unix:
-    server.add_insecure_port("unix:" + unix[0])
+also = option("--also")
+if also and not server.add_insecure_port(also[0]):
+    sys.exit(f"cannot listen on {also[0]}")
 server.start()
 print(f"PORT {port}", flush=True)
 server.wait_for_termination()
