@@ -727,6 +727,62 @@ fn probe_checks_tls_servers_as_the_tls_flags_say() {
 }
 
 #[test]
+fn probe_trusts_a_self_signed_server_certificate_given_as_the_ca() {
+    if !have_grpcio() || !crate::util::have_tool("openssl", "openssl") {
+        return;
+    }
+    // What `openssl req -x509` makes: a certificate that says it is a CA, used by the server.
+    let certs = tempfile::tempdir().expect("temporary directory");
+    let output = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+        ])
+        .args([
+            "-keyout",
+            "self.key",
+            "-out",
+            "self.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+        ])
+        .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        .current_dir(certs.path())
+        .output()
+        .expect("run openssl");
+    assert!(output.status.success(), "{output:?}");
+    let file = |name: &str| certs.path().join(name).display().to_string();
+    let server = HealthServer::start(&["--tls", &file("self.pem"), &file("self.key")]);
+    let addr = server.addr();
+    expect(
+        &probe(&["-addr", &addr, "-tls", "-tls-ca-cert", &file("self.pem")]),
+        0,
+        "status: SERVING\n",
+    );
+    // It must still name the server.
+    expect(
+        &probe(&[
+            "-addr",
+            &addr,
+            "-tls",
+            "-tls-ca-cert",
+            &file("self.pem"),
+            "-tls-server-name=other",
+            "-connect-timeout=300ms",
+        ]),
+        2,
+        &format!("timeout: failed to connect service \"{addr}\" within 300ms\n"),
+    );
+}
+
+#[test]
 fn probe_authenticates_with_a_client_certificate() {
     if !have_grpcio() || !crate::util::have_tool("openssl", "openssl") {
         return;

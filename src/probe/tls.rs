@@ -197,23 +197,30 @@ fn load_key_pair(
 }
 
 /// The trust roots of `-tls-ca-cert`: Go's `AppendCertsFromPEM` keeps every `CERTIFICATE`
-/// block without headers that parses, and the original refuses a file that gives none.
-fn load_roots(path: &str) -> Result<RootCertStore, CredentialsError> {
+/// block without headers that parses, and the original refuses a file that gives none. Also
+/// returns the certificates themselves (see [`TrustedFile`]).
+fn load_roots(
+    path: &str,
+) -> Result<(RootCertStore, Vec<CertificateDer<'static>>), CredentialsError> {
     let pem = read_file(path).map_err(|reason| CredentialsError::ReadCa {
         path: path.to_string(),
         reason,
     })?;
     let mut roots = RootCertStore::empty();
-    let (added, _) = roots.add_parsable_certificates(
-        pem_blocks(&pem)
-            .into_iter()
-            .filter(|block| block.label == "CERTIFICATE" && !block.has_headers)
-            .map(|block| CertificateDer::from(block.bytes)),
-    );
-    if added == 0 {
+    let mut kept = Vec::new();
+    for block in pem_blocks(&pem) {
+        if block.label != "CERTIFICATE" || block.has_headers {
+            continue;
+        }
+        let certificate = CertificateDer::from(block.bytes);
+        if roots.add(certificate.clone()).is_ok() {
+            kept.push(certificate);
+        }
+    }
+    if kept.is_empty() {
         return Err(CredentialsError::NoCa(path.to_string()));
     }
-    Ok(roots)
+    Ok((roots, kept))
 }
 
 /// The system's trust roots, where Go looks for them (`SSL_CERT_FILE`, `SSL_CERT_DIR`, the
@@ -239,8 +246,8 @@ pub fn client_config(flags: TlsFlags<'_>) -> Result<Arc<rustls::ClientConfig>, C
     let verifier: Arc<dyn ServerCertVerifier> = if flags.no_verify {
         Arc::new(NoVerify(provider.clone()))
     } else {
-        let roots = if flags.ca_cert.is_empty() {
-            system_roots()
+        let (roots, anchors) = if flags.ca_cert.is_empty() {
+            (system_roots(), Vec::new())
         } else {
             load_roots(flags.ca_cert)?
         };
@@ -250,7 +257,7 @@ pub fn client_config(flags: TlsFlags<'_>) -> Result<Arc<rustls::ClientConfig>, C
         )
         .build()
         {
-            Ok(verifier) => verifier,
+            Ok(chains) => Arc::new(TrustedFile { chains, anchors }),
             // No roots at all (an image without CA certificates): nothing can be trusted.
             Err(_) => Arc::new(TrustNothing(provider.clone())),
         }
@@ -337,6 +344,193 @@ impl ServerCertVerifier for NoVerify {
     }
 }
 
+/// Verification against trust roots as Go's `x509.Certificate.Verify` does it: a chain to a
+/// root, or else (Go's shortcut, which quick self-signed certificates rely on) a server
+/// certificate that is itself one of the `-tls-ca-cert` certificates, within its validity,
+/// naming the server and allowed for server authentication. webpki alone refuses such a
+/// certificate when it says it is a CA, as `openssl req -x509` makes it say.
+#[derive(Debug)]
+struct TrustedFile {
+    chains: Arc<rustls::client::WebPkiServerVerifier>,
+    anchors: Vec<CertificateDer<'static>>,
+}
+
+impl ServerCertVerifier for TrustedFile {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let refused = match self.chains.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        ) {
+            Ok(verified) => return Ok(verified),
+            Err(refused) => refused,
+        };
+        let is_anchor = self
+            .anchors
+            .iter()
+            .any(|anchor| anchor.as_ref() == end_entity.as_ref());
+        let names_server = || {
+            webpki::EndEntityCert::try_from(end_entity)
+                .is_ok_and(|cert| cert.verify_is_valid_for_subject_name(server_name).is_ok())
+        };
+        if is_anchor
+            && der::usable_for_server_now(end_entity.as_ref(), now.as_secs())
+            && names_server()
+        {
+            return Ok(ServerCertVerified::assertion());
+        }
+        Err(refused)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.chains.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.chains.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.chains.supported_verify_schemes()
+    }
+}
+
+/// Just enough DER to read a certificate's validity and extended key usage.
+mod der {
+    /// The next element of `data`: its tag, its contents and what follows it.
+    fn next(data: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+        let (&tag, rest) = data.split_first()?;
+        let (&first, rest) = rest.split_first()?;
+        let (length, rest) = if first < 0x80 {
+            (usize::from(first), rest)
+        } else {
+            let count = usize::from(first & 0x7f);
+            if count == 0 || count > 4 || rest.len() < count {
+                return None;
+            }
+            let length = rest[..count]
+                .iter()
+                .fold(0usize, |length, &byte| (length << 8) | usize::from(byte));
+            (length, &rest[count..])
+        };
+        (rest.len() >= length).then(|| (tag, &rest[..length], &rest[length..]))
+    }
+
+    /// Seconds since 1970 of a UTCTime (tag 0x17) or GeneralizedTime (0x18) in `…Z` form.
+    fn time(tag: u8, text: &[u8]) -> Option<i64> {
+        let text = std::str::from_utf8(text).ok()?.strip_suffix('Z')?;
+        let (year, rest) = match tag {
+            0x17 => {
+                let short: i64 = text.get(..2)?.parse().ok()?;
+                (
+                    if short < 50 {
+                        2000 + short
+                    } else {
+                        1900 + short
+                    },
+                    &text[2..],
+                )
+            }
+            0x18 => (text.get(..4)?.parse().ok()?, &text[4..]),
+            _ => return None,
+        };
+        if rest.len() != 10 || !rest.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let field = |at: usize| rest[at..at + 2].parse::<i64>().ok();
+        let (month, day) = (field(0)?, field(2)?);
+        let (hour, minute, second) = (field(4)?, field(6)?, field(8)?);
+        // Days from the civil date (Howard Hinnant's algorithm).
+        let y = if month <= 2 { year - 1 } else { year };
+        let era = y.div_euclid(400);
+        let year_of_era = y - era * 400;
+        let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        let days = era * 146_097 + day_of_era - 719_468;
+        Some(days * 86_400 + hour * 3_600 + minute * 60 + second)
+    }
+
+    /// Whether a certificate is valid at `now` (seconds since 1970) and, if it lists extended
+    /// key usages, allows server authentication (or any usage), as Go checks a chain.
+    pub(super) fn usable_for_server_now(certificate: &[u8], now: u64) -> bool {
+        check(certificate, i64::try_from(now).unwrap_or(i64::MAX)).unwrap_or(false)
+    }
+
+    fn check(certificate: &[u8], now: i64) -> Option<bool> {
+        const EXTENDED_KEY_USAGE: &[u8] = &[0x55, 0x1d, 0x25];
+        const SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
+        const ANY_USAGE: &[u8] = &[0x55, 0x1d, 0x25, 0x00];
+        let (_, certificate, _) = next(certificate)?;
+        let (_, tbs, _) = next(certificate)?;
+        let (tag, _, after_version) = next(tbs)?;
+        let mut rest = if tag == 0xa0 { after_version } else { tbs };
+        // Serial number, signature algorithm, issuer.
+        for _ in 0..3 {
+            rest = next(rest)?.2;
+        }
+        let (_, validity, after_validity) = next(rest)?;
+        let (tag, not_before, after) = next(validity)?;
+        let not_before = time(tag, not_before)?;
+        let (tag, not_after, _) = next(after)?;
+        let not_after = time(tag, not_after)?;
+        if now < not_before || now > not_after {
+            return Some(false);
+        }
+        // Subject, public key, then the optional unique ids and extensions.
+        let mut rest = next(next(after_validity)?.2)?.2;
+        while let Some((tag, contents, after)) = next(rest) {
+            rest = after;
+            if tag != 0xa3 {
+                continue;
+            }
+            let (_, mut extensions, _) = next(contents)?;
+            while let Some((_, extension, after)) = next(extensions) {
+                extensions = after;
+                let (_, id, after_id) = next(extension)?;
+                if id != EXTENDED_KEY_USAGE {
+                    continue;
+                }
+                // An optional `critical` BOOLEAN, then the OCTET STRING holding the usages.
+                let (mut tag, mut octets, after) = next(after_id)?;
+                if tag == 0x01 {
+                    (tag, octets, _) = next(after)?;
+                }
+                if tag != 0x04 {
+                    return None;
+                }
+                let (_, mut usages, _) = next(octets)?;
+                while let Some((_, usage, after)) = next(usages) {
+                    usages = after;
+                    if usage == SERVER_AUTH || usage == ANY_USAGE {
+                        return Some(true);
+                    }
+                }
+                return Some(false);
+            }
+        }
+        Some(true)
+    }
+}
+
 /// Verification without any trust root: every certificate is unknown.
 #[derive(Debug)]
 struct TrustNothing(Arc<CryptoProvider>);
@@ -403,6 +597,47 @@ mod tests {
                 },
             ]
         );
+    }
+
+    /// `openssl req -x509 … -addext extendedKeyUsage=serverAuth`: valid from 1795828781
+    /// (2026-11-28 01:19:41Z) to 2111188781, a CA, for server authentication.
+    const SERVER: &str = "-----BEGIN CERTIFICATE-----
+MIIBqDCCAU6gAwIBAgIUaaDNnzp928Wc9cXK8myUqO2g9pYwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MB4XDTI2MTEyODAxMTk0MVoXDTM2MTEyNTAx
+MTk0MVowFDESMBAGA1UEAwwJbG9jYWxob3N0MFkwEwYHKoZIzj0CAQYIKoZIzj0D
+AQcDQgAE5XV0JWAtpWNT7q+it6NQDkBC3rZz91fuCEdHZFEypz93CnWFJcXAHiAs
+gozHK/qzrd1yvVva5Xbhc42oRORxyKN+MHwwHQYDVR0OBBYEFD+MpQX/+4C5UTRU
+wZoco5cLKBCTMB8GA1UdIwQYMBaAFD+MpQX/+4C5UTRUwZoco5cLKBCTMA8GA1Ud
+EwEB/wQFMAMBAf8wFAYDVR0RBA0wC4IJbG9jYWxob3N0MBMGA1UdJQQMMAoGCCsG
+AQUFBwMBMAoGCCqGSM49BAMCA0gAMEUCIQCNrdF8AiHUar5QrOt8xBij7yzh6f8h
+J2u8NNDu8DRHQQIgUrbXnGnBkKK+cvy06e94MKuwioEp76rfW9ykMS2rjgQ=
+-----END CERTIFICATE-----
+";
+
+    /// The same, valid for client authentication only (a critical extension).
+    const CLIENT: &str = "-----BEGIN CERTIFICATE-----
+MIIBkDCCATWgAwIBAgIUMX7F/eoJqVxiiM7+MKtM9AkQniIwCgYIKoZIzj0EAwIw
+ETEPMA0GA1UEAwwGY2xpZW50MB4XDTI2MTEyODAxMTk0MVoXDTM2MTEyNTAxMTk0
+MVowETEPMA0GA1UEAwwGY2xpZW50MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE
+z0GNqjES84T0Aiok32A/dqxwi65hyx3jrAL0NbC4s5BxkXU14YvC+M7IJ1d3RCHk
+lwKBiGw1xCdyguLL1NfXZKNrMGkwHQYDVR0OBBYEFO68lHzQ35a97nwP62mlq5cj
+yx17MB8GA1UdIwQYMBaAFO68lHzQ35a97nwP62mlq5cjyx17MA8GA1UdEwEB/wQF
+MAMBAf8wFgYDVR0lAQH/BAwwCgYIKwYBBQUHAwIwCgYIKoZIzj0EAwIDSQAwRgIh
+APtC3OK1Pyq7XoRz6cJcOGIFEaDd1pSXHQ8IvlOmAbBpAiEAsdvOuIcj+RxtHJ5s
+QwBR8yyJvfxbfUGSO5G5xK60r7Y=
+-----END CERTIFICATE-----
+";
+
+    #[test]
+    fn a_certificate_s_validity_and_usage_are_read_from_its_der() {
+        let der = |pem: &str| pem_blocks(pem.as_bytes()).remove(0).bytes;
+        let (server, client) = (der(SERVER), der(CLIENT));
+        assert!(der::usable_for_server_now(&server, 1_795_828_781));
+        assert!(der::usable_for_server_now(&server, 2_111_188_781));
+        assert!(!der::usable_for_server_now(&server, 1_795_828_780));
+        assert!(!der::usable_for_server_now(&server, 2_111_188_782));
+        assert!(!der::usable_for_server_now(&client, 1_900_000_000));
+        assert!(!der::usable_for_server_now(&server[..40], 1_900_000_000));
     }
 
     fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
