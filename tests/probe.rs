@@ -68,7 +68,14 @@ fn probe_link() -> (tempfile::TempDir, PathBuf) {
     (dir, link)
 }
 
+/// Runs the probe with `args` after generous timeouts (which `args` may override), so that a
+/// loaded machine does not turn an answer into a timeout.
 fn probe(args: &[&str]) -> Run {
+    probe_as_given(&[&["-connect-timeout=30s", "-rpc-timeout=30s"], args].concat())
+}
+
+/// Runs the probe with exactly `args`.
+fn probe_as_given(args: &[&str]) -> Run {
     let (_dir, link) = probe_link();
     let started = Instant::now();
     let output = Command::new(&link)
@@ -371,7 +378,7 @@ fn probe_verbose_output_is_the_original_s() {
         lines[..7],
         [
             "parsed options:".to_string(),
-            format!("> addr={} conn_timeout=1s rpc_timeout=1s", server.addr()),
+            format!("> addr={} conn_timeout=30s rpc_timeout=30s", server.addr()),
             "> headers: {map[k:[v]]}".to_string(),
             "> tls=false".to_string(),
             "> alts=false".to_string(),
@@ -455,7 +462,7 @@ fn probe_gives_up_connecting_after_the_connect_timeout() {
     // The default is one second.
     let addr = format!(":{port}");
     expect(
-        &probe(&["-addr", &addr]),
+        &probe_as_given(&["-addr", &addr]),
         2,
         &format!("timeout: failed to connect service \"{addr}\" within 1s\n"),
     );
@@ -490,56 +497,56 @@ fn probe_stops_on_sigterm_as_the_original_does() {
 #[test]
 fn probe_refuses_bad_arguments_as_go_s_flag_package_and_the_original_do() {
     expect(
-        &probe(&["-bogus"]),
+        &probe_as_given(&["-bogus"]),
         1,
         &format!("flag provided but not defined: -bogus\n{USAGE}"),
     );
     expect(
-        &probe(&["-addr"]),
+        &probe_as_given(&["-addr"]),
         1,
         &format!("flag needs an argument: -addr\n{USAGE}"),
     );
     expect(
-        &probe(&["-tls=maybe"]),
+        &probe_as_given(&["-tls=maybe"]),
         1,
         &format!("invalid boolean value \"maybe\" for -tls: parse error\n{USAGE}"),
     );
     expect(
-        &probe(&["-addr=:1", "-connect-timeout", "10"]),
+        &probe_as_given(&["-addr=:1", "-connect-timeout", "10"]),
         1,
         &format!("invalid value \"10\" for flag -connect-timeout: parse error\n{USAGE}"),
     );
     expect(
-        &probe(&["-addr=:1", "-rpc-header", "nocolon"]),
+        &probe_as_given(&["-addr=:1", "-rpc-header", "nocolon"]),
         1,
         &format!("invalid value \"nocolon\" for flag -rpc-header: invalid RPC header, expected 'key: value', got \"nocolon\"\n{USAGE}"),
     );
     expect(
-        &probe(&["---addr=:1"]),
+        &probe_as_given(&["---addr=:1"]),
         1,
         &format!("bad flag syntax: ---addr=:1\n{USAGE}"),
     );
-    expect(&probe(&["-h"]), 1, USAGE);
-    expect(&probe(&["--help"]), 1, USAGE);
-    expect(&probe(&[]), 1, "error: -addr not specified\n");
+    expect(&probe_as_given(&["-h"]), 1, USAGE);
+    expect(&probe_as_given(&["--help"]), 1, USAGE);
+    expect(&probe_as_given(&[]), 1, "error: -addr not specified\n");
     expect(
-        &probe(&["-addr=:1", "-rpc-timeout=0s"]),
+        &probe_as_given(&["-addr=:1", "-rpc-timeout=0s"]),
         1,
         "error: -rpc-timeout must be greater than zero (specified: 0s)\n",
     );
     expect(
-        &probe(&["-addr=:1", "-tls-no-verify"]),
+        &probe_as_given(&["-addr=:1", "-tls-no-verify"]),
         1,
         "error: specified -tls-no-verify without specifying -tls\n",
     );
-    let alts = probe(&["-addr=:1", "-alts"]);
+    let alts = probe_as_given(&["-addr=:1", "-alts"]);
     assert_eq!(alts.code, 1, "{alts:?}");
     assert!(
         alts.stderr
             .starts_with("error: -alts is not supported by opm's grpc_health_probe: "),
         "{alts:?}"
     );
-    let spiffe = probe(&["-addr=:1", "-spiffe"]);
+    let spiffe = probe_as_given(&["-addr=:1", "-spiffe"]);
     assert_eq!(spiffe.code, 1, "{spiffe:?}");
     assert!(
         spiffe
@@ -548,7 +555,7 @@ fn probe_refuses_bad_arguments_as_go_s_flag_package_and_the_original_do() {
         "{spiffe:?}"
     );
     // -version prints on stdout and exits 0.
-    let version = probe(&["-version"]);
+    let version = probe_as_given(&["-version"]);
     assert_eq!(
         (version.code, version.stderr.as_str()),
         (0, ""),
@@ -720,7 +727,7 @@ fn probe_checks_tls_servers_as_the_tls_flags_say() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
         run.stderr.starts_with(&format!(
-            "parsed options:\n> addr={addr} conn_timeout=1s rpc_timeout=1s\n> tls=true\n  > no-verify=false \n  > ca-cert={ca}\n  > client-cert=\n  > client-key=\n  > server-name=\n> alts=false\n> spiffe=false\nestablishing connection\n"
+            "parsed options:\n> addr={addr} conn_timeout=30s rpc_timeout=30s\n> tls=true\n  > no-verify=false \n  > ca-cert={ca}\n  > client-cert=\n  > client-key=\n  > server-name=\n> alts=false\n> spiffe=false\nestablishing connection\n"
         )),
         "{run:?}"
     );
@@ -861,7 +868,8 @@ fn probe_reaches_unix_sockets() {
 fn probe_reports_opm_serve_serving() {
     let server = crate::serve::Server::start(&repo("testdata/serve/custom"), &[]);
     expect(
-        &probe(&[&format!("-addr=:{}", server.port)]),
+        // As OLM runs it.
+        &probe_as_given(&[&format!("-addr=:{}", server.port)]),
         0,
         "status: SERVING\n",
     );

@@ -57,10 +57,6 @@ fn backoff(retries: u32, random: &mut u64) -> Duration {
     *random ^= *random << 13;
     *random ^= *random >> 7;
     *random ^= *random << 17;
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "a fraction in [0, 1) from 53 random bits"
-    )]
     let unit = (*random >> 11) as f64 / (1u64 << 53) as f64;
     Duration::from_secs_f64(delay * (1.0 + 0.2 * (unit * 2.0 - 1.0)))
 }

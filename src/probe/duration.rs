@@ -82,12 +82,6 @@ impl GoDuration {
             let mut value = whole * unit;
             if fraction > 0 {
                 // Go computes the fraction in float64: nanosecond-exact for every unit up to hours.
-                #[expect(
-                    clippy::cast_possible_truncation,
-                    clippy::cast_sign_loss,
-                    clippy::cast_precision_loss,
-                    reason = "Go's own float64 arithmetic, truncated as Go truncates it"
-                )]
                 let part = (fraction as f64 * (unit as f64 / scale)) as u64;
                 value = value.checked_add(part)?;
                 if value > LIMIT {
