@@ -67,9 +67,9 @@ pub enum Stream {
 /// Why the probe did not report `SERVING`. Each message is the whole line the original logs.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A flag the original's validation refuses (`-addr not specified`, ...).
+    /// A flag the original's validation refuses.
     #[error("error: {0}")]
-    Argument(String),
+    Argument(ArgumentError),
     /// A flag of the original this build cannot honour, and why.
     #[error("error: {flag} is not supported by opm's grpc_health_probe: {why}")]
     Unsupported {
@@ -83,7 +83,7 @@ pub enum Error {
     #[error("timeout: failed to connect service {} within {timeout}", go_quote(.addr))]
     ConnectTimeout { addr: String, timeout: GoDuration },
     #[error("error: failed to connect service at {}: {reason}", go_quote(.addr))]
-    Connect { addr: String, reason: String },
+    Connect { addr: String, reason: ConnectError },
     #[error("error: this server does not implement the grpc health protocol (grpc.health.v1.Health): {message}")]
     Unimplemented { message: String },
     #[error("timeout: health rpc did not complete within {timeout}")]
@@ -169,40 +169,74 @@ fn version_line() -> String {
     }
 }
 
+/// Why the dial failed before its timeout, in grpc-go's words.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// grpc-go refused the target.
+    #[error("{0}")]
+    Target(TargetError),
+    /// SIGINT or SIGTERM cancelled the dial.
+    #[error("context canceled")]
+    Canceled,
+    /// The event loop could not be set up (no counterpart in the original).
+    #[error("{0}")]
+    Runtime(std::io::Error),
+}
+
+/// What the original's checks of the flags (its `init`) refuse, in its words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgumentError {
+    #[error("-addr not specified")]
+    AddrMissing,
+    #[error("-connect-timeout must be greater than zero (specified: {0})")]
+    ConnectTimeoutNotPositive(GoDuration),
+    #[error("-rpc-timeout must be greater than zero (specified: {0})")]
+    RpcTimeoutNotPositive(GoDuration),
+    #[error("-alts and -spiffe are mutually incompatible")]
+    AltsWithSpiffe,
+    #[error("cannot specify -tls with -alts")]
+    TlsWithAlts,
+    /// A TLS setting (`-tls-no-verify`, `-tls-ca-cert`, …) without `-tls`.
+    #[error("specified {0} without specifying -tls")]
+    WithoutTls(&'static str),
+    #[error("specified -tls-client-cert without specifying -tls-client-key")]
+    CertWithoutKey,
+    #[error("specified -tls-client-key without specifying -tls-client-cert")]
+    KeyWithoutCert,
+    #[error("cannot specify -tls-ca-cert with -tls-no-verify (CA cert would not be used)")]
+    CaCertWithNoVerify,
+    #[error("cannot specify -tls-server-name with -tls-no-verify (server name would not be used)")]
+    ServerNameWithNoVerify,
+}
+
 /// The original's checks of the flags (its `init`), in its order.
-fn check_arguments(o: &Options) -> Result<(), String> {
+fn check_arguments(o: &Options) -> Result<(), ArgumentError> {
     let refusal = if o.addr.is_empty() {
-        "-addr not specified".to_string()
+        ArgumentError::AddrMissing
     } else if o.connect_timeout.0 <= 0 {
-        format!(
-            "-connect-timeout must be greater than zero (specified: {})",
-            o.connect_timeout
-        )
+        ArgumentError::ConnectTimeoutNotPositive(o.connect_timeout)
     } else if o.rpc_timeout.0 <= 0 {
-        format!(
-            "-rpc-timeout must be greater than zero (specified: {})",
-            o.rpc_timeout
-        )
+        ArgumentError::RpcTimeoutNotPositive(o.rpc_timeout)
     } else if o.alts && o.spiffe {
-        "-alts and -spiffe are mutually incompatible".into()
+        ArgumentError::AltsWithSpiffe
     } else if o.tls && o.alts {
-        "cannot specify -tls with -alts".into()
+        ArgumentError::TlsWithAlts
     } else if !o.tls && o.tls_no_verify {
-        "specified -tls-no-verify without specifying -tls".into()
+        ArgumentError::WithoutTls("-tls-no-verify")
     } else if !o.tls && !o.tls_ca_cert.is_empty() {
-        "specified -tls-ca-cert without specifying -tls".into()
+        ArgumentError::WithoutTls("-tls-ca-cert")
     } else if !o.tls && !o.tls_client_cert.is_empty() {
-        "specified -tls-client-cert without specifying -tls".into()
+        ArgumentError::WithoutTls("-tls-client-cert")
     } else if !o.tls && !o.tls_server_name.is_empty() {
-        "specified -tls-server-name without specifying -tls".into()
+        ArgumentError::WithoutTls("-tls-server-name")
     } else if !o.tls_client_cert.is_empty() && o.tls_client_key.is_empty() {
-        "specified -tls-client-cert without specifying -tls-client-key".into()
+        ArgumentError::CertWithoutKey
     } else if o.tls_client_cert.is_empty() && !o.tls_client_key.is_empty() {
-        "specified -tls-client-key without specifying -tls-client-cert".into()
+        ArgumentError::KeyWithoutCert
     } else if o.tls_no_verify && !o.tls_ca_cert.is_empty() {
-        "cannot specify -tls-ca-cert with -tls-no-verify (CA cert would not be used)".into()
+        ArgumentError::CaCertWithNoVerify
     } else if o.tls_no_verify && !o.tls_server_name.is_empty() {
-        "cannot specify -tls-server-name with -tls-no-verify (server name would not be used)".into()
+        ArgumentError::ServerNameWithNoVerify
     } else {
         return Ok(());
     };
@@ -299,17 +333,17 @@ fn probe(options: &Options, log: &mut Log<'_>) -> Result<(), Error> {
     if options.verbose {
         log.line("establishing connection");
     }
-    let connect_error = |reason: String| Error::Connect {
+    let connect_error = |reason: ConnectError| Error::Connect {
         addr: options.addr.clone(),
         reason,
     };
-    let target = Target::parse(&options.addr)
-        .map_err(|error: TargetError| connect_error(error.to_string()))?;
+    let target =
+        Target::parse(&options.addr).map_err(|error| connect_error(ConnectError::Target(error)))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
         .build()
-        .map_err(|error| connect_error(error.to_string()))?;
+        .map_err(|error| connect_error(ConnectError::Runtime(error)))?;
     let result = runtime.block_on(connect_and_check(options, &target, tls.as_ref(), log));
     // A name lookup still running on the blocking pool must not hold the exit up.
     runtime.shutdown_background();
@@ -348,16 +382,20 @@ async fn connect_and_check(
 
     let connect_start = Instant::now();
     let connect_timeout = options.connect_timeout.to_std().unwrap_or_default();
+    let dial = tokio::time::timeout(connect_timeout, client::dial(target, &authority, tls));
     let connection = tokio::select! {
         biased;
         name = cancellation(&mut interrupt, &mut terminate) => {
             log.line(&format!("cancellation received (signal: {name})"));
-            return Err(Error::Connect { addr: options.addr.clone(), reason: "context canceled".into() });
+            return Err(Error::Connect {
+                addr: options.addr.clone(),
+                reason: ConnectError::Canceled,
+            });
         }
-        dialled = tokio::time::timeout(connect_timeout, client::dial(target, &authority, tls)) => match dialled {
-            Ok(connection) => connection,
-            Err(_) => return Err(Error::ConnectTimeout { addr: options.addr.clone(), timeout: options.connect_timeout }),
-        },
+        dialled = dial => dialled.map_err(|_| Error::ConnectTimeout {
+            addr: options.addr.clone(),
+            timeout: options.connect_timeout,
+        })?,
     };
     let connect_duration = GoDuration::from_std(connect_start.elapsed());
     if options.verbose {
@@ -377,16 +415,16 @@ async fn connect_and_check(
         timeout: rpc_timeout,
         gzip: options.gzip,
     };
+    let check = tokio::time::timeout(rpc_timeout, client::check(&connection, &call));
     let answer = tokio::select! {
         biased;
         name = cancellation(&mut interrupt, &mut terminate) => {
             log.line(&format!("cancellation received (signal: {name})"));
             Err(tonic::Status::cancelled("context canceled"))
         }
-        checked = tokio::time::timeout(rpc_timeout, client::check(&connection, &call)) => match checked {
-            Ok(answer) => answer,
-            Err(_) => Err(tonic::Status::deadline_exceeded("context deadline exceeded")),
-        },
+        checked = check => checked.unwrap_or_else(|_| {
+            Err(tonic::Status::deadline_exceeded("context deadline exceeded"))
+        }),
     };
     let status = match answer {
         Ok(status) => status,
