@@ -468,6 +468,29 @@ fn probe_gives_up_connecting_after_the_connect_timeout() {
     );
 }
 
+/// Waits until process `pid` handles SIGTERM itself (its `SigCgt` mask in /proc says so), so
+/// that a SIGTERM sent next is the probe's to report, not a plain kill.
+fn wait_until_it_catches_sigterm(pid: u32) {
+    const SIGTERM_BIT: u64 = 1 << (15 - 1);
+    let started = Instant::now();
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let caught = status
+            .lines()
+            .find_map(|line| line.strip_prefix("SigCgt:"))
+            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            .unwrap_or(0);
+        if caught & SIGTERM_BIT != 0 {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the probe never caught SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn probe_stops_on_sigterm_as_the_original_does() {
     let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -480,7 +503,7 @@ fn probe_stops_on_sigterm_as_the_original_does() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run grpc_health_probe");
-    std::thread::sleep(Duration::from_millis(700));
+    wait_until_it_catches_sigterm(child.id());
     let sent = Command::new("kill")
         .args(["-s", "TERM", &child.id().to_string()])
         .status()
