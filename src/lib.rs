@@ -18,6 +18,7 @@ pub mod gosort;
 pub mod image;
 pub mod model;
 pub mod output;
+pub mod probe;
 pub mod property;
 pub mod semver;
 pub mod serve;
@@ -47,9 +48,23 @@ pub enum ExitStatus {
 }
 
 /// Parses `args`, runs the command, prints any error once, and maps the
-/// result to upstream's exit codes (0 success, 1 any failure).
+/// result to upstream's exit codes (0 success, 1 any failure). Invoked as
+/// `grpc_health_probe`, runs [`probe`] instead, with the probe's exit codes.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let mut args: Vec<OsString> = args.into_iter().collect();
+    // Catalog images link /bin/grpc_health_probe to opm: under that name, opm is the probe.
+    if args
+        .first()
+        .is_some_and(|argv0| probe::is_invoked_as_probe(argv0))
+    {
+        let status = probe::run(&args[1..], &mut |stream, text| match stream {
+            probe::Stream::Stdout => {
+                let _ = output::stdout(text.as_bytes());
+            }
+            probe::Stream::Stderr => output::stderr(text),
+        });
+        return ExitCode::from(status.code());
+    }
     // Words after the program name, for messages (not for parsing).
     let words_of = |args: &[OsString]| -> Vec<String> {
         args.iter()

@@ -11,6 +11,12 @@ pub fn stdout(bytes: &[u8]) -> std::io::Result<()> {
     out.flush()
 }
 
+/// Writes text to stderr as it is (the lines of `grpc_health_probe`, which end in their own
+/// newlines); a closed stderr is not an error worth stopping for.
+pub fn stderr(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Prints a failure as `Error: <message>`.
 pub fn error(message: &str) {
     eprintln!("Error: {message}");

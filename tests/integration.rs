@@ -27,6 +27,7 @@ mod image_tools;
 mod init;
 mod layering;
 mod malformed;
+mod probe;
 mod registry_hostile;
 mod related_images;
 mod render;

@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["serve", "template"],
     &["action"],
     &["cli"],
-    &["commands"],
+    &["commands", "probe"],
 ];
 
 /// The crate root files, which wire everything together and may use any module.

@@ -16,7 +16,7 @@ mod error;
 pub(crate) mod layout;
 mod manifest;
 mod push;
-mod roots;
+pub(crate) mod roots;
 mod token;
 mod transport;
 

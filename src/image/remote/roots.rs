@@ -36,9 +36,14 @@ fn system_has_roots() -> bool {
     !rustls_native_certs::load_native_certs().certs.is_empty()
 }
 
+/// The built-in roots, DER-encoded.
+pub(crate) fn built_in_der() -> &'static [rustls::pki_types::CertificateDer<'static>] {
+    webpki_root_certs::TLS_SERVER_ROOT_CERTS
+}
+
 /// The built-in roots, as certificates reqwest takes.
 pub(crate) fn built_in() -> impl Iterator<Item = reqwest::Certificate> {
-    webpki_root_certs::TLS_SERVER_ROOT_CERTS
+    built_in_der()
         .iter()
         .filter_map(|der| reqwest::Certificate::from_der(der).ok())
 }
