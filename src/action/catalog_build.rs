@@ -179,8 +179,8 @@ impl BuildCatalog {
         let mut cache_layer = vec![Entry::dir("tmp/", TMP_MODE)];
         cache_layer.extend(build::tree_entries(&cache_dir, rooted(CACHE_DIR))?);
         builder.layer(cache_layer.into_iter().map(Ok))?;
-        let had_history = config.contains_key("history");
-        let config = catalog_config(config, &self.labels, self.epoch, had_history.then_some(2));
+        let base_layers = builder.layer_count().saturating_sub(2);
+        let config = catalog_config(config, &self.labels, self.epoch, base_layers);
         let image = builder.finish(config)?;
         let digest = self
             .destination
@@ -251,6 +251,14 @@ fn base_config(epoch: u64) -> Map<String, Value> {
             "WorkingDir": "/",
         }),
     );
+    // One entry per layer, as image builders expect.
+    config.insert(
+        "history".into(),
+        json!([{
+            "created": created(epoch),
+            "created_by": "opm alpha catalog base: /bin/opm, /bin/grpc_health_probe, /tmp",
+        }]),
+    );
     config
 }
 
@@ -291,12 +299,14 @@ fn parse_base_config(
 
 /// `config` (a base's) as the catalog image's: the entrypoint, command,
 /// port and labels of the catalog, the base's user or [`USER`], the creation
-/// time, and `added_layers` more history entries when the base has a history.
+/// time, and the history of the catalog's two layers after the base's
+/// (`base_layers` of them: a base without a history gets one entry per
+/// layer, since image builders count entries against layers).
 fn catalog_config(
     mut config: Map<String, Value>,
     labels: &BTreeMap<String, String>,
     epoch: u64,
-    added_layers: Option<usize>,
+    base_layers: usize,
 ) -> Map<String, Value> {
     let created = created(epoch);
     config.insert("created".into(), json!(created));
@@ -343,17 +353,22 @@ fn catalog_config(
             }
         }
     }
-    if let Some(count) = added_layers {
-        if let Some(Value::Array(history)) = config.get_mut("history") {
-            for what in ["the catalog at /configs", "the serve cache at /tmp/cache"]
-                .iter()
-                .take(count)
-            {
-                history.push(json!({
-                    "created": created,
-                    "created_by": format!("opm alpha catalog build: {what}"),
-                }));
-            }
+    let history = config.entry("history").or_insert_with(|| {
+        Value::Array(
+            (0..base_layers)
+                .map(|_| json!({"created": created, "created_by": "(a layer of the base image)"}))
+                .collect(),
+        )
+    });
+    if !history.is_array() {
+        *history = Value::Array(Vec::new());
+    }
+    if let Value::Array(history) = history {
+        for what in ["the catalog at /configs", "the serve cache at /tmp/cache"] {
+            history.push(json!({
+                "created": created,
+                "created_by": format!("opm alpha catalog build: {what}"),
+            }));
         }
     }
     config
@@ -381,7 +396,7 @@ mod tests {
             parse_base_config(&serde_json::to_vec(&base).unwrap(), "base:v1").unwrap();
         assert_eq!(diff_ids, ["sha256:aa", "sha256:bb"]);
         let labels = BTreeMap::from([("extra".to_string(), "1".to_string())]);
-        let config = Value::Object(catalog_config(config, &labels, 0, Some(2)));
+        let config = Value::Object(catalog_config(config, &labels, 0, 2));
         assert_eq!(config["created"], "1970-01-01T00:00:00Z");
         assert!(config.get("rootfs").is_none());
         let container = &config["config"];
@@ -403,12 +418,13 @@ mod tests {
         assert_eq!(config["history"].as_array().unwrap().len(), 4);
 
         // A base without a user or environment gets ours.
-        let bare = catalog_config(Map::new(), &BTreeMap::new(), 1_700_000_000, Some(2));
+        let bare = catalog_config(Map::new(), &BTreeMap::new(), 1_700_000_000, 3);
         let bare = Value::Object(bare);
+        // A base without a history gets an entry per layer, then ours.
+        assert_eq!(bare["history"].as_array().unwrap().len(), 5);
         assert_eq!(bare["config"]["User"], "1001");
         assert_eq!(bare["config"]["Env"], json!([PATH_ENV]));
         assert_eq!(bare["created"], "2023-11-14T22:13:20Z");
-        assert!(bare.get("history").is_none());
     }
 
     #[test]

@@ -30,6 +30,19 @@ impl Podman {
             std::fs::create_dir(dir.path().join(sub)).expect("podman directories");
         }
         std::fs::write(dir.path().join("auth.json"), "{}").expect("auth file");
+        // Only this configuration: the sandbox's limits (runc, which can set
+        // rlimits here, and explicit ones for every container, `podman
+        // build`'s too), no systemd, no journald.
+        std::fs::write(
+            dir.path().join("containers.conf"),
+            "[containers]\n\
+             default_ulimits = [\"nofile=1024:1024\", \"nproc=1024:1024\"]\n\
+             [engine]\n\
+             runtime = \"runc\"\n\
+             cgroup_manager = \"cgroupfs\"\n\
+             events_logger = \"file\"\n",
+        )
+        .expect("containers.conf");
         let podman = Podman { dir };
         let info = podman
             .command()
@@ -72,6 +85,7 @@ impl Podman {
             .env("XDG_CONFIG_HOME", self.path("home/.config"))
             .env("REGISTRY_AUTH_FILE", self.path("auth.json"))
             .env("TMPDIR", self.path("tmp"))
+            .env("CONTAINERS_CONF", self.path("containers.conf"))
             .stdin(Stdio::null());
         command
     }

@@ -189,6 +189,11 @@ impl ImageBuilder {
         Ok(())
     }
 
+    /// How many layers the image has so far.
+    pub fn layer_count(&self) -> usize {
+        self.layers.len()
+    }
+
     /// The image with `config` (an image config object; its `rootfs` is
     /// set to the layers').
     pub fn finish(self, mut config: Map<String, Value>) -> Result<BuiltImage, BuildError> {
