@@ -45,14 +45,17 @@ impl LoadProgress {
 }
 
 /// What the loader keeps of a catalog's payload: the `olm.bundle.object`
-/// values and the image data of package icons, the bulk of a catalog. They
-/// are always checked (a bad one fails the load, as upstream).
+/// values, the `olm.csv.metadata` values and the image data of package
+/// icons, the bulk of a catalog. Bundle objects and icons are always checked
+/// (a bad one fails the load, as upstream); CSV metadata that does not decode
+/// is always kept (the model's conversion reports it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BundleObjects {
     /// Keep them.
     Keep,
-    /// Replace bundle objects by `null` and icon data by `None` (validation
-    /// only needs to know the objects exist, and no rule reads an icon).
+    /// Replace bundle objects and CSV metadata by `null` and icon data by
+    /// `None` (validation only needs to know the objects exist and the
+    /// metadata decodes, and no rule reads an icon).
     Drop,
     /// Leave them out as [`BundleObjects::Drop`] does and remember where the
     /// bundle or package came from (its file and the byte range of its
@@ -238,15 +241,27 @@ pub fn parse_file(bytes: &[u8], display: &str) -> Result<Vec<Blob>, FileError> {
     parse_file_with(bytes, display, None, BundleObjects::Keep)
 }
 
-/// Replaces the values of a bundle's `olm.bundle.object` properties by `null`
-/// (what [`BundleObjects::Drop`] keeps); true when there were any.
-pub fn strip_objects(blob: &mut Blob) -> bool {
+/// Replaces the values of a bundle's `olm.bundle.object` properties, and of
+/// its `olm.csv.metadata` properties that decode as upstream decodes them, by
+/// `null` (what [`BundleObjects::Drop`] keeps); true when there were any. A
+/// CSV metadata value that does not decode is kept, for the model's
+/// conversion to report; `null` decodes (to nothing), so the model sees the
+/// same properties either way.
+fn strip_objects(blob: &mut Blob) -> bool {
     let Blob::Bundle(bundle) = blob else {
         return false;
     };
     let mut stripped = false;
     for property in &mut bundle.properties {
-        if property.kind == crate::property::BUNDLE_OBJECT {
+        let payload = match property.kind.as_str() {
+            crate::property::BUNDLE_OBJECT => true,
+            crate::property::CSV_METADATA => property.value.as_ref().is_some_and(|value| {
+                !value.is_null()
+                    && crate::property::shape::check_value(&property.kind, value).is_ok()
+            }),
+            _ => false,
+        };
+        if payload {
             property.value = Some(serde_json::Value::Null);
             stripped = true;
         }
@@ -694,6 +709,64 @@ mod tests {
         assert_eq!(
             position(b"schema: olm.package\nname: a\n---\n# b\nschema: olm.channel\nname: 5\n"),
             Some(Position { line: 5, column: 1 })
+        );
+    }
+
+    const YAML_CATALOG: &str = "schema: olm.package\r\nname: a\r\nicon:\r\n  base64data: aWNvbg==\r\n  mediatype: image/png\r\n---\r\n# the bundle\r\nschema: olm.bundle\r\nname: a.v1\r\npackage: a\r\nimage: x\r\nproperties:\r\n- type: olm.package\r\n  value: {packageName: a, version: 1.0.0}\r\n- type: olm.csv.metadata\r\n  value: {displayName: A, keywords: [k]}\r\n- type: olm.bundle.object\r\n  value: {data: eyJhIjoxfQ==}\r\n---\r\nschema: olm.bundle\r\nname: a.v2\r\npackage: a\r\nimage: z\r\nproperties:\r\n- type: olm.csv.metadata\r\n  value: {installModes: [{type: OwnNamespace, supported: 'yes'}]}\r\n";
+
+    fn catalog(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).expect("write a catalog file");
+        }
+        dir
+    }
+
+    /// The payload (bundle objects, CSV metadata that decodes, icon data) is left behind, and
+    /// a deferred blob read again from just its document's bytes, in a YAML or a JSON file,
+    /// is the blob the loader read whole.
+    #[test]
+    fn deferred_blobs_read_again_whole_from_yaml_and_json_files() {
+        let json = "{\"schema\":\"olm.package\",\"name\":\"b\",\"icon\":{\"base64data\":\"aWNvbg==\",\"mediatype\":\"image/png\"}}\n  {\"schema\":\"olm.bundle\",\"name\":\"b.v1\",\"package\":\"b\",\"properties\":[{\"type\":\"olm.csv.metadata\",\"value\":{\"displayName\":\"B\"}}]}";
+        let dir = catalog(&[("a.yaml", YAML_CATALOG), ("b.json", json)]);
+        let whole = load_dir(dir.path(), "c", BundleObjects::Keep).expect("loads");
+        let deferred = load_dir(dir.path(), "c", BundleObjects::Defer).expect("loads");
+        let dropped = load_dir(dir.path(), "c", BundleObjects::Drop).expect("loads");
+        let mut cache = None;
+        for (index, (full, left)) in whole.bundles.iter().zip(&deferred.bundles).enumerate() {
+            // a.v2's CSV metadata does not decode: it is kept, and nothing is deferred.
+            let kept = index == 1;
+            assert_eq!(left.deferred.is_none(), kept, "{}", left.name);
+            assert_eq!(dropped.bundles[index].properties == full.properties, kept);
+            let Some(place) = &left.deferred else {
+                assert_eq!(left.properties, full.properties);
+                continue;
+            };
+            for property in &left.properties {
+                if property.kind != crate::property::PACKAGE {
+                    assert_eq!(property.value, Some(Value::Null), "{}", left.name);
+                }
+            }
+            let Blob::Bundle(again) = read_deferred(place, &mut cache).expect("reads") else {
+                panic!("not a bundle");
+            };
+            assert_eq!(again.properties, full.properties, "{}", left.name);
+        }
+        for (full, left) in whole.packages.iter().zip(&deferred.packages) {
+            assert_eq!(left.icon.as_ref().map(|i| i.base64.is_none()), Some(true));
+            let place = left.deferred.as_ref().expect("deferred");
+            let Blob::Package(again) = read_deferred(place, &mut cache).expect("reads") else {
+                panic!("not a package");
+            };
+            assert_eq!(again.icon, full.icon);
+        }
+        // A file that changed since: its blobs are not read as something else.
+        std::fs::write(dir.path().join("a.yaml"), "schema: olm.package\n").expect("rewrite");
+        let place = deferred.bundles[0].deferred.as_ref().expect("deferred");
+        let error = read_deferred(place, &mut None).expect_err("changed");
+        assert!(
+            error.message.ends_with("changed while it was being read"),
+            "{error:?}"
         );
     }
 }
