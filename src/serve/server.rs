@@ -120,10 +120,11 @@ impl Service {
         .map_err(status)
     }
 
-    /// Streams what `next` makes, one message at a time (each on a blocking
-    /// thread once a core is free, at most [`STREAM_AHEAD`] ahead of the
-    /// client), from `state` (which it advances) until it returns `None` or
-    /// an error; stops when the client goes away.
+    /// Streams what `next` makes from `state` (which it advances) until it
+    /// returns `None` or an error; stops when the client goes away. Messages
+    /// are made on a blocking thread once a core is free, at most
+    /// [`STREAM_AHEAD`] ahead of the client (and one more waiting for room):
+    /// a thread keeps making them while the stream has room, up to [`BATCH`].
     fn stream<T, S>(
         &self,
         state: S,
@@ -137,34 +138,32 @@ impl Service {
         let (index, makers) = (Arc::clone(&self.index), Arc::clone(&self.makers));
         tokio::spawn(async move {
             let mut state = Some(state);
+            let mut waiting = None;
             loop {
-                // Room for the message first, then a core to make it.
-                let (Ok(slot), Some(mut current)) = (sender.reserve().await, state.take()) else {
+                if let Some(item) = waiting.take() {
+                    if sender.send(item).await.is_err() {
+                        return;
+                    }
+                }
+                let Some(mut current) = state.take() else {
                     return;
                 };
                 let Ok(permit) = Arc::clone(&makers).acquire_owned().await else {
                     return;
                 };
-                let index = Arc::clone(&index);
+                let (index, room) = (Arc::clone(&index), sender.clone());
                 let made = tokio::task::spawn_blocking(move || {
-                    let item = next(&index, &mut current);
+                    let made = make(&index, &mut current, next, &room);
                     drop(permit);
-                    (item, current)
+                    (made, current)
                 })
                 .await;
-                let item = match made {
-                    Ok((Some(item), current)) => {
-                        state = Some(current);
-                        item.map_err(status)
-                    }
-                    Ok((None, _)) => return,
-                    Err(error) => Err(Status::internal(error.to_string())),
+                (waiting, state) = match made {
+                    Ok((Made::Room, current)) => (None, Some(current)),
+                    Ok((Made::Waiting(item), current)) => (Some(item), Some(current)),
+                    Ok((Made::Last(item), _)) => (item, None),
+                    Err(error) => (Some(Err(Status::internal(error.to_string()))), None),
                 };
-                let failed = item.is_err();
-                slot.send(item);
-                if failed {
-                    return;
-                }
             }
         });
         self.stoppable(ReceiverStream::new(receiver))
@@ -188,6 +187,45 @@ impl Service {
             done: false,
         }
     }
+}
+
+/// How many messages one turn of a stream's blocking thread makes at most,
+/// while its stream has room for them (other streams wait for the core).
+const BATCH: usize = 16;
+
+/// Where a turn of [`make`] stopped.
+enum Made<T> {
+    /// After [`BATCH`] messages, all sent: more to make.
+    Room,
+    /// A message made with no room for it: to send, then more to make.
+    Waiting(Result<T, Status>),
+    /// The end (or an error, or a client gone): what is left to send.
+    Last(Option<Result<T, Status>>),
+}
+
+/// Makes messages from `state` and sends them while `room` has room for
+/// them, up to [`BATCH`].
+fn make<T, S>(
+    index: &Index,
+    state: &mut S,
+    next: fn(&Index, &mut S) -> Option<Result<T, QueryError>>,
+    room: &tokio::sync::mpsc::Sender<Result<T, Status>>,
+) -> Made<T> {
+    use tokio::sync::mpsc::error::TrySendError;
+    for _ in 0..BATCH {
+        let Some(item) = next(index, state) else {
+            return Made::Last(None);
+        };
+        let failed = item.is_err();
+        match room.try_send(item.map_err(status)) {
+            Ok(()) if failed => return Made::Last(None),
+            Ok(()) => {}
+            Err(TrySendError::Full(item)) if failed => return Made::Last(Some(item)),
+            Err(TrySendError::Full(item)) => return Made::Waiting(item),
+            Err(TrySendError::Closed(_)) => return Made::Last(None),
+        }
+    }
+    Made::Room
 }
 
 /// A response stream that ends with UNAVAILABLE, whatever it has left to
@@ -448,7 +486,11 @@ pub fn serve(
     log: fn(&str),
     debug: bool,
 ) -> Result<(), ServerError> {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    // Every blocking task holds one of `cores` permits: no more threads are needed (and
+    // each thread that allocates has memory of its own to grow).
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(cores)
         .enable_all()
         .build()
         .map_err(ServerError::Runtime)?;
@@ -458,7 +500,6 @@ pub fn serve(
             .map_err(ServerError::Runtime)?;
         let listener = tokio::net::TcpListener::from_std(listener).map_err(ServerError::Runtime)?;
         let (stop_streams, stopping) = watch::channel(false);
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
         let service = Service {
             index: Arc::new(index),
             log: debug.then_some(log),
