@@ -1134,48 +1134,126 @@ fn serve_runs_the_command_lines_of_generated_dockerfiles() {
     });
 }
 
-#[test]
-fn serve_finishes_calls_in_flight_when_stopped() {
-    let Some(catalog) = crate::util::shared("corpus/fbc/certified-operators-v4.17") else {
-        return;
-    };
-    let mut server = Server::start(&catalog, &[]);
-    let pid = server.child.as_ref().expect("running").id().to_string();
-    let listed = runtime().block_on(async {
-        let mut client = registry(server.port).await;
-        let mut stream = client
-            .list_bundles(api::ListBundlesRequest {})
-            .await
-            .unwrap()
-            .into_inner();
-        let mut count = usize::from(stream.message().await.unwrap().is_some());
-        // Stop the server with most of the stream still to come.
-        let sent = Command::new("kill")
-            .args(["-s", "TERM", &pid])
-            .status()
-            .unwrap();
-        assert!(sent.success());
-        while stream.message().await.unwrap().is_some() {
-            count += 1;
+/// A catalog of one package whose `bundles` bundles each carry `description_kb` KiB of CSV
+/// metadata: more than a client's HTTP/2 window, so that a stream of it is still in flight
+/// when the server is stopped.
+fn large_catalog(dir: &Path, bundles: usize, description_kb: usize) -> PathBuf {
+    let catalog = dir.join("catalog");
+    std::fs::create_dir_all(catalog.join("big")).expect("create the catalog");
+    let mut text = String::from(
+        "schema: olm.package\nname: big\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: big\nname: stable\nentries:\n",
+    );
+    for n in 0..bundles {
+        text.push_str(&format!("- name: big.v1.0.{n}\n"));
+        if n > 0 {
+            text.push_str(&format!("  replaces: big.v1.0.{}\n", n - 1));
         }
-        count
-    });
+    }
+    let description = "x".repeat(description_kb * 1024);
+    for n in 0..bundles {
+        text.push_str(&format!(
+            "---\nschema: olm.bundle\nname: big.v1.0.{n}\npackage: big\nimage: example.com/big:v1.0.{n}\nproperties:\n- type: olm.package\n  value: {{packageName: big, version: 1.0.{n}}}\n- type: olm.csv.metadata\n  value:\n    description: {description}\n"
+        ));
+    }
+    std::fs::write(catalog.join("big/catalog.yaml"), text).expect("write the catalog");
+    catalog
+}
+
+/// SIGTERM with streams in flight, one client reading and one not: the server stops
+/// promptly (exit 0), and each stream ends, complete or with UNAVAILABLE; none hangs.
+#[test]
+fn serve_stops_promptly_with_streams_in_flight() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let catalog = large_catalog(dir.path(), 400, 16);
+    let mut server = Server::start(&catalog, &[]);
     let mut child = server.child.take().expect("running");
-    let status = child.wait().unwrap();
+    let pid = child.id().to_string();
+    let (exited, exit) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let status = child.wait().expect("wait for opm serve");
+        let _ = exited.send((status, Instant::now()));
+    });
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let port = server.port;
+    let target = pid.clone();
+    let (reading, stalled, stopped_after) =
+        rt.block_on(async move {
+            let mut reader = registry(port).await;
+            let mut staller = registry(port).await;
+            // The whole listing first, in name order.
+            let all = collect(reader.list_bundles(api::ListBundlesRequest {}).await)
+                .await
+                .expect("ListBundles");
+            let names: Vec<&str> = all.iter().map(|b| b.csv_name.as_str()).collect();
+            let mut sorted = names.clone();
+            sorted.sort_unstable();
+            assert_eq!((names.len(), &names), (400, &sorted));
+            let mut reading = reader
+                .list_bundles(api::ListBundlesRequest {})
+                .await
+                .expect("ListBundles")
+                .into_inner();
+            let mut stalled = staller
+                .list_bundles(api::ListBundlesRequest {})
+                .await
+                .expect("ListBundles")
+                .into_inner();
+            for stream in [&mut reading, &mut stalled] {
+                assert!(stream.message().await.expect("a first bundle").is_some());
+            }
+            let sent = Command::new("kill")
+                .args(["-s", "TERM", &target])
+                .status()
+                .expect("run kill");
+            assert!(sent.success());
+            let stopped = Instant::now();
+            // One client reads on slowly; the other stops reading for a while.
+            let drain = |mut stream: tonic::Streaming<api::Bundle>,
+                         pause: Duration,
+                         each: Duration| async move {
+                tokio::time::sleep(pause).await;
+                let mut count = 1;
+                loop {
+                    match stream.message().await {
+                        Ok(Some(_)) => count += 1,
+                        Ok(None) => return Ok(count),
+                        Err(status) => return Err(status),
+                    }
+                    tokio::time::sleep(each).await;
+                }
+            };
+            let reading = tokio::spawn(drain(reading, Duration::ZERO, Duration::from_millis(5)));
+            let stalled = tokio::spawn(drain(stalled, Duration::from_secs(2), Duration::ZERO));
+            let within = Duration::from_secs(10);
+            let reading = tokio::time::timeout(within, reading)
+                .await
+                .expect("no hang")
+                .unwrap();
+            let stalled = tokio::time::timeout(within, stalled)
+                .await
+                .expect("no hang")
+                .unwrap();
+            (reading, stalled, stopped)
+        });
+    let Ok((status, exited_at)) = exit.recv_timeout(Duration::from_secs(5)) else {
+        let _ = Command::new("kill").args(["-s", "KILL", &pid]).status();
+        panic!("opm serve still running 5 s after SIGTERM");
+    };
+    let took = exited_at.duration_since(stopped_after);
+    assert!(took < Duration::from_secs(5), "stopped after {took:?}");
     assert_eq!(status.code(), Some(0), "{}", server.stderr());
     assert!(server.stderr().contains("shutting down server"));
-    // Every channel entry of the catalog, as `opm render` lists them.
-    let rendered = Command::new(env!("CARGO_BIN_EXE_opm"))
-        .arg("render")
-        .arg(&catalog)
-        .output()
-        .unwrap();
-    assert!(rendered.status.success());
-    let entries: usize = serde_json::Deserializer::from_slice(&rendered.stdout)
-        .into_iter::<serde_json::Value>()
-        .map(Result::unwrap)
-        .filter(|blob| blob["schema"] == "olm.channel")
-        .map(|channel| channel["entries"].as_array().map_or(0, Vec::len))
-        .sum();
-    assert_eq!(listed, entries);
+    for (what, outcome) in [("reading", reading), ("stalled", stalled)] {
+        match outcome {
+            Ok(count) => assert_eq!(
+                count, 400,
+                "{what}: a stream that ended without error is complete"
+            ),
+            Err(status) => assert_eq!(status.code(), Code::Unavailable, "{what}: {status:?}"),
+        }
+    }
 }

@@ -7,8 +7,8 @@
 use super::decode::{decode_blob, decode_blob_again};
 use super::ignore::IndexIgnore;
 use super::{Blob, DeclarativeConfig, Origin};
-use crate::encoding::stream::{decode_documents, Document};
-use std::ops::Range;
+use crate::encoding::stream::{decode_span, Document, Documents, Span, Syntax};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -45,26 +45,24 @@ impl LoadProgress {
 }
 
 /// What the loader keeps of a catalog's payload: the `olm.bundle.object`
-/// values and the image data of package icons, the bulk of a catalog. They
-/// are always checked (a bad one fails the load, as upstream).
+/// values, the `olm.csv.metadata` values and the image data of package
+/// icons, the bulk of a catalog. Bundle objects and icons are always checked
+/// (a bad one fails the load, as upstream); CSV metadata that does not decode
+/// is always kept (the model's conversion reports it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BundleObjects {
     /// Keep them.
     Keep,
-    /// Replace bundle objects by `null` and icon data by `None` (validation
-    /// only needs to know the objects exist, and no rule reads an icon).
+    /// Replace bundle objects and CSV metadata by `null` and icon data by
+    /// `None` (validation only needs to know the objects exist and the
+    /// metadata decodes, and no rule reads an icon).
     Drop,
     /// Leave them out as [`BundleObjects::Drop`] does and remember where the
-    /// bundle or package came from, so that a writer can read them again
-    /// ([`read_deferred`]): rendering a large catalog then never holds all of
-    /// it in memory. Files too large to read again cheaply, and YAML files,
-    /// keep their payload.
+    /// bundle or package came from (its file and the byte range of its
+    /// document), so that a writer can read them again ([`read_deferred`]):
+    /// rendering a large catalog then never holds all of it in memory.
     Defer,
 }
-
-/// Files above this size keep their bundle objects even when deferring:
-/// re-reading them for every few bundles would cost more than the memory.
-const DEFER_MAX_FILE: usize = 64 << 20;
 
 /// A catalog file, or an entry of the catalog directory, that cannot be read.
 pub const FILE_UNREADABLE: &str = "catalog-file-unreadable";
@@ -243,15 +241,27 @@ pub fn parse_file(bytes: &[u8], display: &str) -> Result<Vec<Blob>, FileError> {
     parse_file_with(bytes, display, None, BundleObjects::Keep)
 }
 
-/// Replaces the values of a bundle's `olm.bundle.object` properties by `null`
-/// (what [`BundleObjects::Drop`] keeps); true when there were any.
-pub fn strip_objects(blob: &mut Blob) -> bool {
+/// Replaces the values of a bundle's `olm.bundle.object` properties, and of
+/// its `olm.csv.metadata` properties that decode as upstream decodes them, by
+/// `null` (what [`BundleObjects::Drop`] keeps); true when there were any. A
+/// CSV metadata value that does not decode is kept, for the model's
+/// conversion to report; `null` decodes (to nothing), so the model sees the
+/// same properties either way.
+fn strip_objects(blob: &mut Blob) -> bool {
     let Blob::Bundle(bundle) = blob else {
         return false;
     };
     let mut stripped = false;
     for property in &mut bundle.properties {
-        if property.kind == crate::property::BUNDLE_OBJECT {
+        let payload = match property.kind.as_str() {
+            crate::property::BUNDLE_OBJECT => true,
+            crate::property::CSV_METADATA => property.value.as_ref().is_some_and(|value| {
+                !value.is_null()
+                    && crate::property::shape::check_value(&property.kind, value).is_ok()
+            }),
+            _ => false,
+        };
+        if payload {
             property.value = Some(serde_json::Value::Null);
             stripped = true;
         }
@@ -285,114 +295,163 @@ fn parse_file_with(
     parse_file_spans(bytes, display, file, objects).map(|(blobs, _)| blobs)
 }
 
-/// The byte range of each document of a file, when it is known.
-type Spans = Option<Vec<Range<usize>>>;
-
-/// [`parse_file_with`], also giving the byte range of each document when the
-/// file is a plain stream of JSON values (`None` otherwise).
+/// [`parse_file_with`], also giving where each blob's document is in the file.
+///
+/// Documents are decoded one at a time and each blob's payload is left
+/// behind as soon as it is decoded, so a file's parsed documents are never
+/// all held at once.
 fn parse_file_spans(
     bytes: &[u8],
     display: &str,
     file: Option<&Arc<Path>>,
     objects: BundleObjects,
-) -> Result<(Vec<Blob>, Spans), FileError> {
-    let path: Arc<str> = Arc::from(display);
-    if let Some((values, spans)) = fast_json_spans(bytes) {
-        let defer = match file {
-            Some(file) if objects == BundleObjects::Defer && bytes.len() <= DEFER_MAX_FILE => {
-                Some(file)
-            }
-            _ => None,
+) -> Result<(Vec<Blob>, Vec<Span>), FileError> {
+    let mut parsed = ParsedBlobs {
+        bytes,
+        display,
+        path: Arc::from(display),
+        // A blob that cannot be read again keeps its payload.
+        objects: match (objects, file) {
+            (BundleObjects::Defer, None) => BundleObjects::Keep,
+            _ => objects,
+        },
+        file,
+        blobs: Vec::new(),
+        spans: Vec::new(),
+        invalid: None,
+    };
+    if fast_json(bytes, &mut parsed) {
+        return parsed.finish();
+    }
+    parsed.blobs.clear();
+    parsed.spans.clear();
+    parsed.invalid = None;
+    for (index, document) in Documents::new(bytes).enumerate() {
+        let (document, span) = document.map_err(|e| FileError {
+            rule: DOCUMENT_INVALID,
+            path: display.to_string(),
+            document: Some(e.index),
+            position: e.position(bytes),
+            message: e.to_string(),
+        })?;
+        if parsed.invalid.is_some() {
+            // The rest is still split: a syntax error after an invalid blob is reported
+            // instead of it.
+            continue;
+        }
+        match document {
+            Document::Json(text) => match crate::encoding::json::parse_value(text) {
+                Ok(value) => parsed.add(index, value, false, span),
+                Err(e) => parsed.fail(index, format!("json: {e}")),
+            },
+            Document::Yaml(value) => parsed.add(index, value, true, span),
+        }
+    }
+    parsed.finish()
+}
+
+/// The blobs of one file as they are decoded, and the first document that
+/// is not a blob.
+struct ParsedBlobs<'a> {
+    bytes: &'a [u8],
+    display: &'a str,
+    path: Arc<str>,
+    objects: BundleObjects,
+    file: Option<&'a Arc<Path>>,
+    blobs: Vec<Blob>,
+    spans: Vec<Span>,
+    invalid: Option<FileError>,
+}
+
+impl ParsedBlobs<'_> {
+    fn fail(&mut self, index: usize, message: String) {
+        if self.invalid.is_none() {
+            self.invalid = Some(FileError::blob_invalid(
+                self.bytes,
+                self.display,
+                index,
+                message,
+            ));
+        }
+    }
+
+    /// Document `index`, whose bytes are `span`, decoded as a blob.
+    fn add(&mut self, index: usize, mut value: Value, from_yaml: bool, span: Span) {
+        if self.invalid.is_some() {
+            return;
+        }
+        sort_keys(&mut value);
+        let origin = Some(Origin {
+            path: Arc::clone(&self.path),
+            document: index,
+        });
+        let mut blob = match decode_blob(value, from_yaml, origin) {
+            Ok(blob) => blob,
+            Err(e) => return self.fail(index, e.to_string()),
         };
-        let mut blobs = Vec::with_capacity(values.len());
-        for (index, mut value) in values.into_iter().enumerate() {
-            sort_keys(&mut value);
-            let origin = Some(Origin {
-                path: Arc::clone(&path),
-                document: index,
-            });
-            let mut blob = decode_blob(value, false, origin)
-                .map_err(|e| FileError::blob_invalid(bytes, display, index, e.to_string()))?;
-            match (objects, defer) {
-                (BundleObjects::Keep, _) | (BundleObjects::Defer, None) => {}
-                (BundleObjects::Drop, _) => {
-                    strip_payload(&mut blob);
-                }
-                (BundleObjects::Defer, Some(file)) => {
-                    if strip_payload(&mut blob) {
-                        let deferred = Some(super::Deferred {
-                            file: Arc::clone(file),
-                            document: index,
-                        });
-                        match &mut blob {
-                            Blob::Bundle(bundle) => bundle.deferred = deferred,
-                            Blob::Package(package) => package.deferred = deferred,
-                            _ => {}
-                        }
+        match self.objects {
+            BundleObjects::Keep => {}
+            BundleObjects::Drop => {
+                strip_payload(&mut blob);
+            }
+            BundleObjects::Defer => {
+                if let (true, Some(file)) = (strip_payload(&mut blob), self.file) {
+                    let deferred = Some(super::Deferred {
+                        file: Arc::clone(file),
+                        document: index,
+                        span,
+                    });
+                    match &mut blob {
+                        Blob::Bundle(bundle) => bundle.deferred = deferred,
+                        Blob::Package(package) => package.deferred = deferred,
+                        _ => {}
                     }
                 }
             }
-            blobs.push(blob);
         }
-        return Ok((blobs, Some(spans)));
+        self.blobs.push(blob);
+        self.spans.push(span);
     }
-    let documents = decode_documents(bytes).map_err(|e| FileError {
-        rule: DOCUMENT_INVALID,
-        path: display.to_string(),
-        document: Some(e.index),
-        position: e.position(bytes),
-        message: e.to_string(),
-    })?;
-    let mut blobs = Vec::with_capacity(documents.len());
-    for (index, document) in documents.into_iter().enumerate() {
-        let origin = Some(Origin {
-            path: Arc::clone(&path),
-            document: index,
-        });
-        let fail = |message: String| FileError::blob_invalid(bytes, display, index, message);
-        let (value, from_yaml) = match document {
-            Document::Json(text) => match crate::encoding::json::parse_value(text) {
-                Ok(value) => (value, false),
-                Err(e) => return Err(fail(format!("json: {e}"))),
-            },
-            Document::Yaml(value) => (value, true),
-        };
-        let mut value = value;
-        sort_keys(&mut value);
-        let mut blob = decode_blob(value, from_yaml, origin).map_err(|e| fail(e.to_string()))?;
-        if objects == BundleObjects::Drop {
-            strip_payload(&mut blob);
+
+    fn finish(self) -> Result<(Vec<Blob>, Vec<Span>), FileError> {
+        match self.invalid {
+            Some(error) => Err(error),
+            None => Ok((self.blobs, self.spans)),
         }
-        blobs.push(blob);
     }
-    Ok((blobs, None))
 }
 
-/// The common case, parsed in one pass: a file of well-formed JSON values.
-/// `None` sends the file down the exact (slower) path, which also produces
-/// upstream's error messages and its JSON-then-YAML fallback.
-fn fast_json_stream(bytes: &[u8]) -> Option<Vec<serde_json::Value>> {
-    fast_json_spans(bytes).map(|(values, _)| values)
-}
-
-/// [`fast_json_stream`] with the byte range of each value (from the end of
-/// the previous one, so leading white space included).
-fn fast_json_spans(bytes: &[u8]) -> Option<(Vec<serde_json::Value>, Vec<Range<usize>>)> {
+/// The common case, parsed in one pass: a file of well-formed JSON values,
+/// each decoded into `parsed` as soon as it is read. False sends the file
+/// down the exact (slower) path, which also produces upstream's error
+/// messages and its JSON-then-YAML fallback.
+fn fast_json(bytes: &[u8], parsed: &mut ParsedBlobs<'_>) -> bool {
     // Upstream sniffs the first non-space byte of the first 4096 for `{`.
-    let first = bytes.iter().take(4096).find(|b| !b.is_ascii_whitespace())?;
-    if *first != b'{' {
-        return None;
+    match bytes.iter().take(4096).find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => {}
+        _ => return false,
     }
-    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
-    let (mut values, mut spans) = (Vec::new(), Vec::new());
-    let mut start = 0;
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
+    let (mut index, mut end) = (0, 0);
     while let Some(value) = stream.next() {
-        values.push(value.ok()?);
-        let end = stream.byte_offset();
-        spans.push(start..end);
-        start = end;
+        let Ok(value) = value else {
+            return false;
+        };
+        let start = end
+            + bytes[end..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                .count();
+        end = stream.byte_offset();
+        let span = Span {
+            start,
+            end,
+            syntax: Syntax::Json,
+        };
+        parsed.add(index, value, false, span);
+        index += 1;
     }
-    Some((values, spans))
+    true
 }
 
 /// Sorts object keys at every level, as upstream's map round trip does.
@@ -464,12 +523,15 @@ fn parse_one(
     parsed
 }
 
-/// Reads a deferred bundle's or package's document again; `cache` holds the
-/// documents of the last file read, so consecutive blobs of one file parse it
-/// once.
+/// The file a reader of deferred blobs opened last, kept open for the next
+/// one (consecutive blobs mostly come from one file).
+pub type DocumentCache = Option<(Arc<Path>, std::fs::File)>;
+
+/// Reads a deferred bundle's or package's document again: just the bytes of
+/// its document.
 pub fn read_deferred(
     deferred: &super::Deferred,
-    cache: &mut Option<(Arc<Path>, Vec<Option<serde_json::Value>>)>,
+    cache: &mut DocumentCache,
 ) -> Result<Blob, FileError> {
     let display = deferred.file.display().to_string();
     let fail = |message: String| FileError {
@@ -479,45 +541,59 @@ pub fn read_deferred(
         position: None,
         message,
     };
-    let cached = matches!(cache, Some((file, _)) if *file == deferred.file);
-    if !cached {
-        // The file passed the tree check when it was loaded; only its type and size are
-        // checked again.
-        let bytes = read_catalog_file(&deferred.file, &deferred.file, &display)?;
-        let values = fast_json_stream(&bytes)
-            .ok_or_else(|| fail(format!("{display} changed while it was being read")))?;
-        *cache = Some((
-            Arc::clone(&deferred.file),
-            values.into_iter().map(Some).collect(),
-        ));
-    }
-    let value = cache
-        .as_mut()
-        .and_then(|(_, documents)| documents.get_mut(deferred.document))
-        .and_then(Option::take)
-        .ok_or_else(|| fail(format!("{display} changed while it was being read")))?;
-    let mut value = value;
-    sort_keys(&mut value);
+    let changed = || fail(format!("{display} changed while it was being read"));
+    let handle = match cache {
+        Some((file, handle)) if *file == deferred.file => handle,
+        _ => {
+            // The file passed the tree check when it was loaded; only its type is checked
+            // again.
+            let (handle, _) = crate::fsutil::open_input(&deferred.file, &deferred.file)
+                .map_err(|e| unreadable(&display, &e))?;
+            &mut cache.insert((Arc::clone(&deferred.file), handle)).1
+        }
+    };
+    let span = deferred.span;
+    let mut bytes = vec![0; span.end.saturating_sub(span.start)];
+    std::os::unix::fs::FileExt::read_exact_at(&*handle, &mut bytes, span.start as u64)
+        .map_err(|_| changed())?;
+    let value = document_value(&bytes, span.syntax).map_err(|_| changed())?;
     decode_blob_again(value, None).map_err(|e| fail(e.to_string()))
+}
+
+/// A document's value (keys sorted), read again from the bytes of its span
+/// as the loader read it from the whole file.
+pub fn document_value(bytes: &[u8], syntax: Syntax) -> Result<Value, String> {
+    let mut value = match decode_span(bytes, syntax).map_err(|e| e.to_string())? {
+        Document::Json(text) => {
+            crate::encoding::json::parse_value(text).map_err(|e| format!("json: {e}"))?
+        }
+        Document::Yaml(value) => value,
+    };
+    sort_keys(&mut value);
+    Ok(value)
 }
 
 /// Reads a catalog file of the tree `root` ([`crate::fsutil::read_input`]).
 fn read_catalog_file(path: &Path, root: &Path, display: &str) -> Result<Vec<u8>, FileError> {
-    crate::fsutil::read_input(path, root, crate::fsutil::Limit::Catalog).map_err(|e| FileError {
+    crate::fsutil::read_input(path, root, crate::fsutil::Limit::Catalog)
+        .map_err(|e| unreadable(display, &e))
+}
+
+fn unreadable(display: &str, error: &crate::fsutil::InputError) -> FileError {
+    FileError {
         rule: FILE_UNREADABLE,
         path: display.to_string(),
         document: None,
         position: None,
-        message: match e.io_message() {
+        message: match error.io_message() {
             Some(text) => format!("read {display}: {text}"),
-            None => e.to_string(),
+            None => error.to_string(),
         },
-    })
+    }
 }
 
-/// One file of a catalog as parsed by [`load_dir_with`]: every bundle object
-/// kept, and where each document's bytes are when the file is a plain stream
-/// of JSON values.
+/// One file of a catalog as parsed by [`load_dir_with`], and where each
+/// blob's document is in it.
 #[derive(Debug)]
 pub struct ParsedFile<'a> {
     /// Position of the file in walk order.
@@ -526,22 +602,25 @@ pub struct ParsedFile<'a> {
     /// The path as the user would name it.
     pub display: &'a str,
     pub blobs: Vec<Blob>,
-    /// Byte range of each blob's document, in the order of `blobs`.
-    pub spans: Option<Vec<Range<usize>>>,
+    /// Where each blob's document is in the file ([`document_value`] reads
+    /// it again), in the order of `blobs`.
+    pub spans: Vec<Span>,
 }
 
 /// Loads a catalog directory like [`load_dir`], handing each parsed file to
 /// `keep` (on the parsing threads), which returns what to keep of it; the
 /// results come back in walk order. Every failing file is reported.
+/// [`BundleObjects::Defer`] keeps the payload here: `keep` has the spans.
 pub fn load_dir_with<T: Send>(
     root: &Path,
     display_root: &str,
+    objects: BundleObjects,
     keep: impl Fn(ParsedFile<'_>) -> T + Sync,
 ) -> Result<Vec<T>, LoadError> {
     let files = catalog_files(root, display_root)?;
     let results = parse_files_parallel(&files, |index, path, display| {
         let bytes = read_catalog_file(path, root, display)?;
-        let (blobs, spans) = parse_file_spans(&bytes, display, None, BundleObjects::Keep)?;
+        let (blobs, spans) = parse_file_spans(&bytes, display, None, objects)?;
         drop(bytes);
         Ok(keep(ParsedFile {
             index,
@@ -630,6 +709,64 @@ mod tests {
         assert_eq!(
             position(b"schema: olm.package\nname: a\n---\n# b\nschema: olm.channel\nname: 5\n"),
             Some(Position { line: 5, column: 1 })
+        );
+    }
+
+    const YAML_CATALOG: &str = "schema: olm.package\r\nname: a\r\nicon:\r\n  base64data: aWNvbg==\r\n  mediatype: image/png\r\n---\r\n# the bundle\r\nschema: olm.bundle\r\nname: a.v1\r\npackage: a\r\nimage: x\r\nproperties:\r\n- type: olm.package\r\n  value: {packageName: a, version: 1.0.0}\r\n- type: olm.csv.metadata\r\n  value: {displayName: A, keywords: [k]}\r\n- type: olm.bundle.object\r\n  value: {data: eyJhIjoxfQ==}\r\n---\r\nschema: olm.bundle\r\nname: a.v2\r\npackage: a\r\nimage: z\r\nproperties:\r\n- type: olm.csv.metadata\r\n  value: {installModes: [{type: OwnNamespace, supported: 'yes'}]}\r\n";
+
+    fn catalog(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).expect("write a catalog file");
+        }
+        dir
+    }
+
+    /// The payload (bundle objects, CSV metadata that decodes, icon data) is left behind, and
+    /// a deferred blob read again from just its document's bytes, in a YAML or a JSON file,
+    /// is the blob the loader read whole.
+    #[test]
+    fn deferred_blobs_read_again_whole_from_yaml_and_json_files() {
+        let json = "{\"schema\":\"olm.package\",\"name\":\"b\",\"icon\":{\"base64data\":\"aWNvbg==\",\"mediatype\":\"image/png\"}}\n  {\"schema\":\"olm.bundle\",\"name\":\"b.v1\",\"package\":\"b\",\"properties\":[{\"type\":\"olm.csv.metadata\",\"value\":{\"displayName\":\"B\"}}]}";
+        let dir = catalog(&[("a.yaml", YAML_CATALOG), ("b.json", json)]);
+        let whole = load_dir(dir.path(), "c", BundleObjects::Keep).expect("loads");
+        let deferred = load_dir(dir.path(), "c", BundleObjects::Defer).expect("loads");
+        let dropped = load_dir(dir.path(), "c", BundleObjects::Drop).expect("loads");
+        let mut cache = None;
+        for (index, (full, left)) in whole.bundles.iter().zip(&deferred.bundles).enumerate() {
+            // a.v2's CSV metadata does not decode: it is kept, and nothing is deferred.
+            let kept = index == 1;
+            assert_eq!(left.deferred.is_none(), kept, "{}", left.name);
+            assert_eq!(dropped.bundles[index].properties == full.properties, kept);
+            let Some(place) = &left.deferred else {
+                assert_eq!(left.properties, full.properties);
+                continue;
+            };
+            for property in &left.properties {
+                if property.kind != crate::property::PACKAGE {
+                    assert_eq!(property.value, Some(Value::Null), "{}", left.name);
+                }
+            }
+            let Blob::Bundle(again) = read_deferred(place, &mut cache).expect("reads") else {
+                panic!("not a bundle");
+            };
+            assert_eq!(again.properties, full.properties, "{}", left.name);
+        }
+        for (full, left) in whole.packages.iter().zip(&deferred.packages) {
+            assert_eq!(left.icon.as_ref().map(|i| i.base64.is_none()), Some(true));
+            let place = left.deferred.as_ref().expect("deferred");
+            let Blob::Package(again) = read_deferred(place, &mut cache).expect("reads") else {
+                panic!("not a package");
+            };
+            assert_eq!(again.icon, full.icon);
+        }
+        // A file that changed since: its blobs are not read as something else.
+        std::fs::write(dir.path().join("a.yaml"), "schema: olm.package\n").expect("rewrite");
+        let place = deferred.bundles[0].deferred.as_ref().expect("deferred");
+        let error = read_deferred(place, &mut None).expect_err("changed");
+        assert!(
+            error.message.ends_with("changed while it was being read"),
+            "{error:?}"
         );
     }
 }

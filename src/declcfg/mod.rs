@@ -103,7 +103,10 @@ pub struct Bundle {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deferred {
     pub file: Arc<std::path::Path>,
+    /// 0-based index of the document in its file.
     pub document: usize,
+    /// The bytes of the document in its file.
+    pub span: crate::encoding::stream::Span,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Default)]

@@ -548,5 +548,4 @@ pub fn write_blobs<E: Send>(
     })
 }
 
-/// The last file a writer worker read again, by document.
-pub type DocumentCache = Option<(std::sync::Arc<std::path::Path>, Vec<Option<Value>>)>;
+pub use super::load::DocumentCache;

@@ -208,23 +208,19 @@ pub fn read_input(path: &Path, tree: &Path, limit: Limit) -> Result<Vec<u8>, Inp
     read_bounded(path, tree, limit.bytes()?, limit.variable())
 }
 
-fn read_bounded(
+/// Opens the input file `path` of the tree `tree` (see [`check_input`]) for reading parts of it
+/// (`FileExt::read_exact_at`); its metadata as opened.
+pub fn open_input(
     path: &Path,
     tree: &Path,
-    max: u64,
-    variable: &'static str,
-) -> Result<Vec<u8>, InputError> {
-    let too_large = || InputError::TooLarge {
-        path: path.to_path_buf(),
-        limit: max,
-        variable,
-    };
-    let metadata = check_input(path, tree)?;
-    if metadata.len() > max {
-        return Err(too_large());
-    }
-    // Opened without blocking, then checked again: a file swapped for a FIFO after the check
-    // must not hang the read.
+) -> Result<(std::fs::File, std::fs::Metadata), InputError> {
+    check_input(path, tree)?;
+    open_checked(path)
+}
+
+/// Opens `path` without blocking, then checks what was opened: a file swapped for a FIFO after
+/// [`check_input`] must not hang a read.
+fn open_checked(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), InputError> {
     let file = {
         use std::os::unix::fs::OpenOptionsExt as _;
         std::fs::OpenOptions::new()
@@ -240,6 +236,25 @@ fn read_bounded(
             kind,
         });
     }
+    Ok((file, opened))
+}
+
+fn read_bounded(
+    path: &Path,
+    tree: &Path,
+    max: u64,
+    variable: &'static str,
+) -> Result<Vec<u8>, InputError> {
+    let too_large = || InputError::TooLarge {
+        path: path.to_path_buf(),
+        limit: max,
+        variable,
+    };
+    let metadata = check_input(path, tree)?;
+    if metadata.len() > max {
+        return Err(too_large());
+    }
+    let (file, opened) = open_checked(path)?;
     let capacity = usize::try_from(opened.len().min(max)).unwrap_or(0);
     let mut bytes = Vec::with_capacity(capacity);
     file.take(max.saturating_add(1))

@@ -7,7 +7,7 @@ mod input;
 mod staged;
 
 pub use cleanup::{TempDir, TempFile};
-pub use input::{check_input, parse_size, read_input, InputError, Limit};
+pub use input::{check_input, open_input, parse_size, read_input, InputError, Limit};
 pub use staged::{rename_noreplace, StagedDir};
 
 use std::io::Write as _;

@@ -2,6 +2,7 @@
 //! layer needs. No I/O.
 
 pub mod csv_metadata;
+pub mod shape;
 
 use crate::encoding::base64;
 use crate::encoding::json::type_name as json_type_name;

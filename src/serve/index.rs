@@ -1,40 +1,29 @@
 //! The served catalog: loaded and validated once at start-up (exactly as
 //! `opm validate` does), then kept as a small index of names, upgrade edges
 //! and provided APIs. Bundle, package and custom-schema blobs stay where they
-//! are: the index remembers the file and byte range of each one and reads
-//! just those bytes again for every request, so the catalog's bulk (bundle
-//! objects, icons) is never held in memory.
-//!
-//! Files that are not a plain stream of JSON values (YAML, or JSON the fast
-//! parser refuses) have no byte ranges: their blobs are written once, as
-//! JSON, to an anonymous temporary file (or kept in memory when no temporary
-//! file can be made) and read from there.
+//! are: the index remembers the file and byte range of each one's document
+//! (JSON or YAML) and reads just those bytes again for every request, so the
+//! catalog's bulk (bundle objects, CSV metadata, icons) is never held in
+//! memory.
 
-use crate::declcfg::load::{load_dir_with, sort_keys, strip_objects, ParsedFile};
+use crate::declcfg::load::{document_value, load_dir_with, BundleObjects, ParsedFile};
 use crate::declcfg::{Blob, DeclarativeConfig};
-use crate::encoding::json::{go_quote as q, write_compact};
+use crate::encoding::json::go_quote as q;
+use crate::encoding::stream::Span;
 use crate::model::property;
 use crate::model::Model;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
+use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::SystemTime;
 
-/// Where one blob's JSON text is.
+/// Where one blob's document is: a catalog file (by its position in walk
+/// order) and the document's bytes in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Payload {
-    source: Source,
-    start: u64,
-    end: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Source {
-    /// A catalog file, by its position in walk order.
-    File(usize),
-    Spill,
+    file: usize,
+    span: Span,
 }
 
 /// A provided or required API.
@@ -104,7 +93,6 @@ pub struct Index {
     /// Blobs of other schemas, in catalog order.
     pub metas: Vec<Meta>,
     files: Vec<CatalogFile>,
-    spill: Spill,
 }
 
 /// A catalog file as it was when loaded.
@@ -114,15 +102,6 @@ struct CatalogFile {
     display: String,
     len: u64,
     modified: Option<SystemTime>,
-}
-
-/// Blobs of files without byte ranges, as JSON text.
-#[derive(Debug, Default)]
-enum Spill {
-    #[default]
-    Empty,
-    File(std::fs::File),
-    Memory(Vec<u8>),
 }
 
 /// Why the catalog cannot be served.
@@ -137,11 +116,6 @@ pub enum IndexError {
     #[error("stat {path}: {source}")]
     Stat {
         path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("write temporary catalog copy: {source}")]
-    Spill {
         #[source]
         source: std::io::Error,
     },
@@ -166,12 +140,8 @@ pub enum ReadError {
     },
     #[error("{path} changed since the catalog was loaded; restart the server to serve it")]
     Changed { path: String },
-    #[error("{path}: {source}")]
-    Json {
-        path: String,
-        #[source]
-        source: serde_json::Error,
-    },
+    #[error("{path}: {message}")]
+    Document { path: String, message: String },
     #[error("{path}: {source}")]
     Decode {
         path: String,
@@ -187,42 +157,11 @@ struct LoadedFile {
     blobs: Vec<(Blob, Option<Payload>)>,
 }
 
-/// Appends blobs to the spill while files are parsed on several threads.
-#[derive(Default)]
-struct SpillWriter {
-    spill: Spill,
-    len: u64,
-}
-
-impl SpillWriter {
-    fn append(&mut self, text: &str) -> std::io::Result<Payload> {
-        if matches!(self.spill, Spill::Empty) {
-            self.spill = match tempfile::tempfile() {
-                Ok(file) => Spill::File(file),
-                Err(_) => Spill::Memory(Vec::new()),
-            };
-        }
-        match &mut self.spill {
-            Spill::File(file) => file.write_all(text.as_bytes())?,
-            Spill::Memory(bytes) => bytes.extend_from_slice(text.as_bytes()),
-            Spill::Empty => {}
-        }
-        let start = self.len;
-        self.len += text.len() as u64;
-        Ok(Payload {
-            source: Source::Spill,
-            start,
-            end: self.len,
-        })
-    }
-}
-
 impl Index {
     /// Loads `dir` (named `display` in messages), refuses it when `opm
     /// validate` would, and builds the index.
     pub fn load(dir: &Path, display: &str) -> Result<Index, IndexError> {
-        let spill = Mutex::new(SpillWriter::default());
-        let loaded = load_dir_with(dir, display, |file| keep(file, &spill)).map_err(|error| {
+        let loaded = load_dir_with(dir, display, BundleObjects::Drop, keep).map_err(|error| {
             IndexError::Invalid {
                 shown: crate::validate::Outcome::Load(error).shown(display),
             }
@@ -258,11 +197,6 @@ impl Index {
                 config.push(blob);
             }
         }
-        let spill = spill.into_inner().map_or_else(
-            |poisoned| poisoned.into_inner().spill,
-            |writer| writer.spill,
-        );
-
         let conversion = crate::model::convert::convert(config);
         let verdict =
             crate::validate::validate_converted(&conversion, crate::validate::registry::ALL);
@@ -277,92 +211,55 @@ impl Index {
             bundles,
             metas,
             files,
-            spill,
         })
     }
 
-    /// The bytes of a blob.
+    /// The bytes of a blob's document.
     fn bytes(&self, payload: Payload) -> Result<Vec<u8>, ReadError> {
-        let len = usize::try_from(payload.end - payload.start).unwrap_or(usize::MAX);
-        let mut bytes = vec![0; len];
-        match payload.source {
-            Source::File(index) => {
-                let Some(file) = self.files.get(index) else {
-                    return Err(ReadError::Changed {
-                        path: String::from("catalog"),
-                    });
-                };
-                let io = |source| ReadError::Io {
-                    path: file.display.clone(),
-                    source,
-                };
-                // Looked at before opening: a file replaced by a FIFO must not block.
-                let changed = |meta: &std::fs::Metadata| {
-                    !meta.is_file()
-                        || meta.len() != file.len
-                        || meta.modified().ok() != file.modified
-                };
-                if changed(&std::fs::metadata(&file.path).map_err(io)?) {
-                    return Err(ReadError::Changed {
-                        path: file.display.clone(),
-                    });
-                }
-                let mut handle = std::fs::File::open(&file.path).map_err(io)?;
-                if changed(&handle.metadata().map_err(io)?) {
-                    return Err(ReadError::Changed {
-                        path: file.display.clone(),
-                    });
-                }
-                handle.seek(SeekFrom::Start(payload.start)).map_err(io)?;
-                handle.read_exact(&mut bytes).map_err(io)?;
-            }
-            Source::Spill => {
-                let io = |source| ReadError::Io {
-                    path: String::from("temporary catalog copy"),
-                    source,
-                };
-                match &self.spill {
-                    Spill::File(file) => {
-                        use std::os::unix::fs::FileExt as _;
-                        file.read_exact_at(&mut bytes, payload.start).map_err(io)?;
-                    }
-                    Spill::Memory(memory) => {
-                        let range = usize::try_from(payload.start).unwrap_or(usize::MAX)
-                            ..usize::try_from(payload.end).unwrap_or(usize::MAX);
-                        match memory.get(range) {
-                            Some(slice) => bytes.copy_from_slice(slice),
-                            None => {
-                                return Err(io(std::io::ErrorKind::UnexpectedEof.into()));
-                            }
-                        }
-                    }
-                    Spill::Empty => return Err(io(std::io::ErrorKind::NotFound.into())),
-                }
-            }
+        let Some(file) = self.files.get(payload.file) else {
+            return Err(ReadError::Changed {
+                path: String::from("catalog"),
+            });
+        };
+        let io = |source| ReadError::Io {
+            path: file.display.clone(),
+            source,
+        };
+        // Looked at before opening: a file replaced by a FIFO must not block.
+        let changed = |meta: &std::fs::Metadata| {
+            !meta.is_file() || meta.len() != file.len || meta.modified().ok() != file.modified
+        };
+        if changed(&std::fs::metadata(&file.path).map_err(io)?) {
+            return Err(ReadError::Changed {
+                path: file.display.clone(),
+            });
         }
+        let handle = std::fs::File::open(&file.path).map_err(io)?;
+        if changed(&handle.metadata().map_err(io)?) {
+            return Err(ReadError::Changed {
+                path: file.display.clone(),
+            });
+        }
+        let mut bytes = vec![0; payload.span.end.saturating_sub(payload.span.start)];
+        handle
+            .read_exact_at(&mut bytes, payload.span.start as u64)
+            .map_err(io)?;
         Ok(bytes)
     }
 
     fn source_name(&self, payload: Payload) -> String {
-        match payload.source {
-            Source::File(index) => self
-                .files
-                .get(index)
-                .map_or_else(String::new, |f| f.display.clone()),
-            Source::Spill => String::from("temporary catalog copy"),
-        }
+        self.files
+            .get(payload.file)
+            .map_or_else(String::new, |f| f.display.clone())
     }
 
     /// A blob as a JSON value, keys sorted (as the loader has them).
     pub fn value(&self, payload: Payload) -> Result<Value, ReadError> {
         let bytes = self.bytes(payload)?;
-        let mut value: Value =
-            serde_json::from_slice(&bytes).map_err(|source| ReadError::Json {
-                path: self.source_name(payload),
-                source,
-            })?;
-        sort_keys(&mut value);
-        Ok(value)
+        document_value(&bytes, payload.span.syntax).map_err(|message| ReadError::Document {
+            path: self.source_name(payload),
+            message,
+        })
     }
 
     fn blob(&self, payload: Payload) -> Result<Blob, ReadError> {
@@ -394,10 +291,10 @@ impl Index {
     }
 }
 
-/// `opm validate`'s failure text: the message, then where each problem is.
-/// Runs on the parsing threads: notes where each blob's text is and keeps
-/// only what validation needs (no bundle objects, no icons, no custom blobs).
-fn keep(file: ParsedFile<'_>, spill: &Mutex<SpillWriter>) -> Result<LoadedFile, IndexError> {
+/// Runs on the parsing threads: notes where each blob's document is and
+/// keeps only what validation needs (the loader left bundle objects and icon
+/// data behind; custom blobs are dropped here).
+fn keep(file: ParsedFile<'_>) -> Result<LoadedFile, IndexError> {
     let ParsedFile {
         index,
         path,
@@ -410,41 +307,16 @@ fn keep(file: ParsedFile<'_>, spill: &Mutex<SpillWriter>) -> Result<LoadedFile, 
         source,
     })?;
     let mut kept = Vec::with_capacity(blobs.len());
-    for (position, mut blob) in blobs.into_iter().enumerate() {
-        if matches!(blob, Blob::Channel(_) | Blob::Deprecation(_)) {
-            kept.push((blob, None));
-            continue;
-        }
-        let payload = match spans.as_ref().and_then(|spans| spans.get(position)) {
-            Some(span) => Payload {
-                source: Source::File(index),
-                start: span.start as u64,
-                end: span.end as u64,
-            },
-            None => {
-                let value = match &blob {
-                    Blob::Other(meta) => meta.blob.clone(),
-                    other => crate::declcfg::write::blob_to_value(other),
-                };
-                let mut text = String::new();
-                write_compact(&value, &mut text, false);
-                let mut writer = spill
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                writer
-                    .append(&text)
-                    .map_err(|source| IndexError::Spill { source })?
+    for (mut blob, span) in blobs.into_iter().zip(spans) {
+        let payload = match &mut blob {
+            Blob::Channel(_) | Blob::Deprecation(_) => None,
+            Blob::Other(meta) => {
+                meta.blob = Value::Null;
+                Some(Payload { file: index, span })
             }
+            Blob::Bundle(_) | Blob::Package(_) => Some(Payload { file: index, span }),
         };
-        match &mut blob {
-            Blob::Bundle(_) => {
-                strip_objects(&mut blob);
-            }
-            Blob::Package(package) => package.icon = None,
-            Blob::Other(meta) => meta.blob = Value::Null,
-            Blob::Channel(_) | Blob::Deprecation(_) => {}
-        }
-        kept.push((blob, Some(payload)));
+        kept.push((blob, payload));
     }
     Ok(LoadedFile {
         file: CatalogFile {

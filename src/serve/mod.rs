@@ -5,7 +5,8 @@
 //! bundle payloads on disk ([`index`]); with `--cache-dir`, checks or writes
 //! upstream's `json` cache ([`cache`], [`digest`]); then serves `api.Registry`,
 //! `api.ExperimentalRegistry`, health and reflection ([`server`]) until
-//! SIGINT or SIGTERM. Answers follow upstream's conversion ([`convert`],
+//! SIGINT or SIGTERM (then within about half a second: calls in flight get a
+//! short grace period). Answers follow upstream's conversion ([`convert`],
 //! [`csv`]) and queries ([`query`]).
 
 pub mod api;
@@ -94,7 +95,7 @@ impl Serve {
         if cache_only {
             return Ok(());
         }
-        // From here on the server stops gracefully on SIGINT/SIGTERM itself.
+        // From here on the server stops on SIGINT/SIGTERM itself.
         crate::fsutil::cleanup::exit_on_signal(false);
         let listener = listen(port)?;
         // Port 0 asks the system for a free port: name the one it gave.

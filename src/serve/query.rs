@@ -7,6 +7,7 @@ use super::api;
 use super::convert::{self, ConvertError, Objects, Place};
 use super::index::{Channel, Gvk, Index, Package};
 use crate::encoding::json::go_quote as q;
+use std::ops::Bound;
 
 /// Why a question has no answer.
 #[derive(Debug, thiserror::Error)]
@@ -337,26 +338,53 @@ impl Index {
         )))
     }
 
-    /// `ListBundles`: every channel entry, packages, channels and bundles by
-    /// name; `csvJson` and `object` left out for bundles with an image.
-    pub fn list_bundles(&self) -> impl Iterator<Item = Result<api::Bundle, QueryError>> + '_ {
-        self.packages.values().flat_map(move |package| {
-            package.channels.values().flat_map(move |channel| {
-                channel.entries.keys().map(move |name| {
-                    self.api_bundle(package, channel, name, Objects::OmitWhenImage)
-                })
-            })
-        })
+    /// `ListBundles`, one bundle at a time: the channel entry after `after`
+    /// (the first when `None`) in the order of the listing (packages, channels
+    /// and bundles by name), or `None` after the last.
+    pub fn next_listed(&self, after: Option<&Listed>) -> Option<Listed> {
+        fn from(name: Option<&str>, included: bool) -> (Bound<&str>, Bound<&str>) {
+            let start = match name {
+                None => Bound::Unbounded,
+                Some(name) if included => Bound::Included(name),
+                Some(name) => Bound::Excluded(name),
+            };
+            (start, Bound::Unbounded)
+        }
+        let packages = self
+            .packages
+            .range::<str, _>(from(after.map(|a| a.package.as_str()), true));
+        for (package_name, package) in packages {
+            let after = after.filter(|a| a.package == *package_name);
+            let channels = package
+                .channels
+                .range::<str, _>(from(after.map(|a| a.channel.as_str()), true));
+            for (channel_name, channel) in channels {
+                let after = after.filter(|a| a.channel == *channel_name);
+                let mut entries = channel
+                    .entries
+                    .range::<str, _>(from(after.map(|a| a.bundle.as_str()), false));
+                if let Some((bundle, _)) = entries.next() {
+                    return Some(Listed {
+                        package: package_name.clone(),
+                        channel: channel_name.clone(),
+                        bundle: bundle.clone(),
+                    });
+                }
+            }
+        }
+        None
     }
 
-    /// `ExperimentalListPackageCustomSchemas`: the blobs of `schema` whose
-    /// package is `package` (`""`: blobs without a package), in catalog order.
-    pub fn custom_schemas(
-        &self,
-        schema: &str,
-        package: &str,
-    ) -> Result<impl Iterator<Item = Result<prost_types::Struct, QueryError>> + '_, QueryError>
-    {
+    /// `ListBundles`' answer for one channel entry: `csvJson` and `object`
+    /// left out for bundles with an image.
+    pub fn listed_bundle(&self, listed: &Listed) -> Result<api::Bundle, QueryError> {
+        let package = self.package(&listed.package)?;
+        let channel = self.channel(package, &listed.channel)?;
+        self.api_bundle(package, channel, &listed.bundle, Objects::OmitWhenImage)
+    }
+
+    /// Checks the names of an `ExperimentalListPackageCustomSchemas` query.
+    pub fn check_custom_schema_query(schema: &str, package: &str) -> Result<(), QueryError> {
         for (what, value, may_be_empty) in
             [("schema", schema, false), ("packageName", package, true)]
         {
@@ -375,21 +403,75 @@ impl Index {
                 )));
             }
         }
-        let (schema, package) = (schema.to_string(), package.to_string());
-        Ok(self
-            .metas
-            .iter()
-            .filter(move |meta| meta.schema == schema && meta.package == package)
-            .filter_map(move |meta| match self.value(meta.payload) {
-                Ok(value) => convert::to_struct(value).map(Ok),
-                Err(error) => Some(Err(QueryError::Convert(error.into()))),
-            }))
+        Ok(())
     }
+
+    /// `ExperimentalListPackageCustomSchemas`, one blob at a time: the next
+    /// blob of `schema` whose package is `package` (`""`: blobs without a
+    /// package), in catalog order, from `*position` in [`Index::metas`]
+    /// (which it moves past the blob); `None` after the last.
+    pub fn next_custom_schema(
+        &self,
+        schema: &str,
+        package: &str,
+        position: &mut usize,
+    ) -> Option<Result<prost_types::Struct, QueryError>> {
+        while let Some(meta) = self.metas.get(*position) {
+            *position += 1;
+            if meta.schema != schema || meta.package != package {
+                continue;
+            }
+            match self.value(meta.payload) {
+                Ok(value) => {
+                    if let Some(blob) = convert::to_struct(value) {
+                        return Some(Ok(blob));
+                    }
+                }
+                Err(error) => return Some(Err(QueryError::Convert(error.into()))),
+            }
+        }
+        None
+    }
+}
+
+/// A channel entry's place in `ListBundles`' order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub package: String,
+    pub channel: String,
+    pub bundle: String,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `next_listed` walks every channel entry once, packages, channels and bundles by name.
+    #[test]
+    fn listing_visits_every_entry_in_name_order() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/serve/custom");
+        let index = Index::load(std::path::Path::new(dir), dir).expect("a valid catalog");
+        let mut nested = Vec::new();
+        for (package, p) in &index.packages {
+            for (channel, c) in &p.channels {
+                for bundle in c.entries.keys() {
+                    nested.push((package.clone(), channel.clone(), bundle.clone()));
+                }
+            }
+        }
+        let mut listed = Vec::new();
+        let mut after = None;
+        while let Some(next) = index.next_listed(after.as_ref()) {
+            listed.push((
+                next.package.clone(),
+                next.channel.clone(),
+                next.bundle.clone(),
+            ));
+            after = Some(next);
+        }
+        assert!(nested.len() > 3, "{nested:?}");
+        assert_eq!(listed, nested);
+    }
 
     #[test]
     fn meta_keys() {

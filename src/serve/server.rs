@@ -1,15 +1,27 @@
 //! The gRPC services over the index: `api.Registry`, `api.ExperimentalRegistry`,
 //! `grpc.health.v1.Health` (SERVING for every service name, as upstream) and
-//! server reflection (v1 and v1alpha); listening, and a graceful stop on
-//! SIGINT or SIGTERM (in-flight calls finish).
+//! server reflection (v1 and v1alpha); listening, and a prompt stop on SIGINT
+//! or SIGTERM: calls in flight get a short grace period to finish, then
+//! streams still running end with UNAVAILABLE and the process exits.
+//!
+//! Answers are made off the async threads, by at most one blocking task per
+//! core at a time whatever the number of calls, and a stream prepares only a
+//! couple of messages ahead of its client: memory does not grow with the
+//! number of clients beyond those few messages each.
 
 use super::api::experimental_registry_server::{ExperimentalRegistry, ExperimentalRegistryServer};
 use super::api::registry_server::{Registry, RegistryServer};
 use super::api::{self};
 use super::index::Index;
-use super::query::QueryError;
+use super::query::{Listed, QueryError};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::{watch, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_server::{Health, HealthServer};
@@ -20,7 +32,17 @@ use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
 pub const ACKNOWLEDGE_EXPERIMENTAL: &str = "x-acknowledge-experimental";
 
 /// How many streamed messages are prepared ahead of a slow client.
-const STREAM_AHEAD: usize = 8;
+const STREAM_AHEAD: usize = 2;
+
+/// How long calls in flight may run on after SIGINT or SIGTERM.
+const GRACE: Duration = Duration::from_millis(300);
+
+/// How long streams cut short at the end of [`GRACE`] get to send their
+/// UNAVAILABLE status; connections still busy after it are dropped.
+const CANCEL: Duration = Duration::from_millis(200);
+
+/// What a stream still running when the grace period ends is told.
+const STOPPING: &str = "the server is shutting down";
 
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +62,10 @@ pub enum ServerError {
 struct Service {
     index: Arc<Index>,
     log: Option<fn(&str)>,
+    /// One permit per core: held while an answer is made.
+    makers: Arc<Semaphore>,
+    /// Turns true when calls in flight are to be cut short.
+    stopping: watch::Receiver<bool>,
 }
 
 /// The longest status message sent: messages repeat the names a caller sent,
@@ -73,35 +99,163 @@ impl Service {
         }
     }
 
-    /// Runs a question off the async threads (it reads files).
+    /// Runs a question off the async threads (it reads files), once a core
+    /// is free for it.
     async fn ask<T: Send + 'static>(
         &self,
         question: impl FnOnce(&Index) -> Result<T, QueryError> + Send + 'static,
     ) -> Result<T, Status> {
-        let index = Arc::clone(&self.index);
-        tokio::task::spawn_blocking(move || question(&index))
+        let permit = Arc::clone(&self.makers)
+            .acquire_owned()
             .await
-            .map_err(|e| Status::internal(e.to_string()))?
-            .map_err(status)
-    }
-
-    /// Streams what `produce` sends, prepared on a blocking thread with a
-    /// small look-ahead; stops when the client goes away.
-    fn stream<T: Send + 'static>(
-        &self,
-        produce: impl FnOnce(&Index, &dyn Fn(Result<T, Status>) -> bool) + Send + 'static,
-    ) -> ReceiverStream<Result<T, Status>> {
-        let (sender, receiver) = tokio::sync::mpsc::channel(STREAM_AHEAD);
+            .map_err(|e| Status::internal(e.to_string()))?;
         let index = Arc::clone(&self.index);
         tokio::task::spawn_blocking(move || {
-            produce(&index, &|item| sender.blocking_send(item).is_ok());
+            let answer = question(&index);
+            drop(permit);
+            answer
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(status)
+    }
+
+    /// Streams what `next` makes from `state` (which it advances) until it
+    /// returns `None` or an error; stops when the client goes away. Messages
+    /// are made on a blocking thread once a core is free, at most
+    /// [`STREAM_AHEAD`] ahead of the client (and one more waiting for room):
+    /// a thread keeps making them while the stream has room, up to [`BATCH`].
+    fn stream<T, S>(
+        &self,
+        state: S,
+        next: fn(&Index, &mut S) -> Option<Result<T, QueryError>>,
+    ) -> Stoppable<ReceiverStream<Result<T, Status>>>
+    where
+        T: Send + 'static,
+        S: Send + 'static,
+    {
+        let (sender, receiver) = tokio::sync::mpsc::channel(STREAM_AHEAD);
+        let (index, makers) = (Arc::clone(&self.index), Arc::clone(&self.makers));
+        tokio::spawn(async move {
+            let mut state = Some(state);
+            let mut waiting = None;
+            loop {
+                if let Some(item) = waiting.take() {
+                    if sender.send(item).await.is_err() {
+                        return;
+                    }
+                }
+                let Some(mut current) = state.take() else {
+                    return;
+                };
+                let Ok(permit) = Arc::clone(&makers).acquire_owned().await else {
+                    return;
+                };
+                let (index, room) = (Arc::clone(&index), sender.clone());
+                let made = tokio::task::spawn_blocking(move || {
+                    let made = make(&index, &mut current, next, &room);
+                    drop(permit);
+                    (made, current)
+                })
+                .await;
+                (waiting, state) = match made {
+                    Ok((Made::Room, current)) => (None, Some(current)),
+                    Ok((Made::Waiting(item), current)) => (Some(item), Some(current)),
+                    Ok((Made::Last(item), _)) => (item, None),
+                    Err(error) => (Some(Err(Status::internal(error.to_string()))), None),
+                };
+            }
         });
-        ReceiverStream::new(receiver)
+        self.stoppable(ReceiverStream::new(receiver))
     }
 
     /// A finished list as a stream.
-    fn list<T: Send + 'static>(items: Vec<T>) -> ListStream<T> {
-        tokio_stream::iter(items.into_iter().map(Ok).collect::<Vec<_>>())
+    fn list<T: Send + 'static>(&self, items: Vec<T>) -> Stoppable<ListStream<T>> {
+        self.stoppable(tokio_stream::iter(
+            items.into_iter().map(Ok).collect::<Vec<_>>(),
+        ))
+    }
+
+    fn stoppable<S>(&self, inner: S) -> Stoppable<S> {
+        let mut stopping = self.stopping.clone();
+        Stoppable {
+            inner,
+            stopped: Box::pin(async move {
+                // The sender goes when the server does: then too.
+                let _ = stopping.wait_for(|stop| *stop).await;
+            }),
+            done: false,
+        }
+    }
+}
+
+/// How many messages one turn of a stream's blocking thread makes at most,
+/// while its stream has room for them (other streams wait for the core).
+const BATCH: usize = 16;
+
+/// Where a turn of [`make`] stopped.
+enum Made<T> {
+    /// After [`BATCH`] messages, all sent: more to make.
+    Room,
+    /// A message made with no room for it: to send, then more to make.
+    Waiting(Result<T, Status>),
+    /// The end (or an error, or a client gone): what is left to send.
+    Last(Option<Result<T, Status>>),
+}
+
+/// Makes messages from `state` and sends them while `room` has room for
+/// them, up to [`BATCH`].
+fn make<T, S>(
+    index: &Index,
+    state: &mut S,
+    next: fn(&Index, &mut S) -> Option<Result<T, QueryError>>,
+    room: &tokio::sync::mpsc::Sender<Result<T, Status>>,
+) -> Made<T> {
+    use tokio::sync::mpsc::error::TrySendError;
+    for _ in 0..BATCH {
+        let Some(item) = next(index, state) else {
+            return Made::Last(None);
+        };
+        let failed = item.is_err();
+        match room.try_send(item.map_err(status)) {
+            Ok(()) if failed => return Made::Last(None),
+            Ok(()) => {}
+            Err(TrySendError::Full(item)) if failed => return Made::Last(Some(item)),
+            Err(TrySendError::Full(item)) => return Made::Waiting(item),
+            Err(TrySendError::Closed(_)) => return Made::Last(None),
+        }
+    }
+    Made::Room
+}
+
+/// A response stream that ends with UNAVAILABLE, whatever it has left to
+/// send, once calls in flight are cut short.
+struct Stoppable<S> {
+    inner: S,
+    stopped: Pin<Box<dyn Future<Output = ()> + Send>>,
+    done: bool,
+}
+
+impl<S, T> Stream for Stoppable<S>
+where
+    S: Stream<Item = Result<T, Status>> + Unpin,
+{
+    type Item = Result<T, Status>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.done {
+            return Poll::Ready(None);
+        }
+        if this.stopped.as_mut().poll(cx).is_ready() {
+            this.done = true;
+            return Poll::Ready(Some(Err(Status::unavailable(STOPPING))));
+        }
+        let next = Pin::new(&mut this.inner).poll_next(cx);
+        if let Poll::Ready(None) = next {
+            this.done = true;
+        }
+        next
     }
 }
 
@@ -109,11 +263,11 @@ type ListStream<T> = tokio_stream::Iter<std::vec::IntoIter<Result<T, Status>>>;
 
 #[tonic::async_trait]
 impl Registry for Service {
-    type ListPackagesStream = ListStream<api::PackageName>;
-    type GetChannelEntriesThatReplaceStream = ListStream<api::ChannelEntry>;
-    type GetChannelEntriesThatProvideStream = ListStream<api::ChannelEntry>;
-    type GetLatestChannelEntriesThatProvideStream = ListStream<api::ChannelEntry>;
-    type ListBundlesStream = ReceiverStream<Result<api::Bundle, Status>>;
+    type ListPackagesStream = Stoppable<ListStream<api::PackageName>>;
+    type GetChannelEntriesThatReplaceStream = Stoppable<ListStream<api::ChannelEntry>>;
+    type GetChannelEntriesThatProvideStream = Stoppable<ListStream<api::ChannelEntry>>;
+    type GetLatestChannelEntriesThatProvideStream = Stoppable<ListStream<api::ChannelEntry>>;
+    type ListBundlesStream = Stoppable<ReceiverStream<Result<api::Bundle, Status>>>;
 
     async fn list_packages(
         &self,
@@ -121,12 +275,14 @@ impl Registry for Service {
     ) -> Result<Response<Self::ListPackagesStream>, Status> {
         self.trace("ListPackages");
         let names = self.index.list_packages();
-        Ok(Response::new(Self::list(
-            names
-                .into_iter()
-                .map(|name| api::PackageName { name })
-                .collect(),
-        )))
+        Ok(Response::new(
+            self.list(
+                names
+                    .into_iter()
+                    .map(|name| api::PackageName { name })
+                    .collect(),
+            ),
+        ))
     }
 
     async fn get_package(
@@ -180,7 +336,7 @@ impl Registry for Service {
             .index
             .channel_entries_that_replace(&csv_name)
             .map_err(status)?;
-        Ok(Response::new(Self::list(entries)))
+        Ok(Response::new(self.list(entries)))
     }
 
     async fn get_bundle_that_replaces(
@@ -209,7 +365,7 @@ impl Registry for Service {
             .index
             .channel_entries_that_provide(&r.group, &r.version, &r.kind)
             .map_err(status)?;
-        Ok(Response::new(Self::list(entries)))
+        Ok(Response::new(self.list(entries)))
     }
 
     async fn get_latest_channel_entries_that_provide(
@@ -223,7 +379,7 @@ impl Registry for Service {
             .index
             .latest_channel_entries_that_provide(&r.group, &r.version, &r.kind)
             .map_err(status)?;
-        Ok(Response::new(Self::list(entries)))
+        Ok(Response::new(self.list(entries)))
     }
 
     async fn get_default_bundle_that_provides(
@@ -243,21 +399,22 @@ impl Registry for Service {
         _: Request<api::ListBundlesRequest>,
     ) -> Result<Response<Self::ListBundlesStream>, Status> {
         self.trace("ListBundles");
-        Ok(Response::new(self.stream(|index, send| {
-            for bundle in index.list_bundles() {
-                let failed = bundle.is_err();
-                if !send(bundle.map_err(status)) || failed {
-                    break;
-                }
-            }
-        })))
+        Ok(Response::new(self.stream(
+            None::<Listed>,
+            |index, after| {
+                let listed = index.next_listed(after.as_ref())?;
+                let bundle = index.listed_bundle(&listed);
+                *after = Some(listed);
+                Some(bundle)
+            },
+        )))
     }
 }
 
 #[tonic::async_trait]
 impl ExperimentalRegistry for Service {
     type ExperimentalListPackageCustomSchemasStream =
-        ReceiverStream<Result<prost_types::Struct, Status>>;
+        Stoppable<ReceiverStream<Result<prost_types::Struct, Status>>>;
 
     async fn experimental_list_package_custom_schemas(
         &self,
@@ -279,24 +436,18 @@ impl ExperimentalRegistry for Service {
         }
         if acknowledged {
             // Check the names before the stream starts, to fail the call itself.
-            if let Err(error) = self.index.custom_schemas(&schema, &package_name) {
-                return Err(status(error));
-            }
+            Index::check_custom_schema_query(&schema, &package_name).map_err(status)?;
         }
-        Ok(Response::new(self.stream(move |index, send| {
-            if !acknowledged {
-                return;
-            }
-            let Ok(blobs) = index.custom_schemas(&schema, &package_name) else {
-                return;
-            };
-            for blob in blobs {
-                let failed = blob.is_err();
-                if !send(blob.map_err(status)) || failed {
-                    break;
-                }
-            }
-        })))
+        Ok(Response::new(self.stream(
+            (
+                schema,
+                package_name,
+                if acknowledged { 0 } else { usize::MAX },
+            ),
+            |index, (schema, package, position)| {
+                index.next_custom_schema(schema, package, position)
+            },
+        )))
     }
 }
 
@@ -324,26 +475,36 @@ impl Health for Healthy {
     }
 }
 
-/// Serves `index` on `listener` until SIGINT or SIGTERM, then lets calls in
-/// flight finish. `log` takes the stop line, and a line per call when `debug`.
+/// Serves `index` on `listener` until SIGINT or SIGTERM; then stops
+/// accepting calls, lets calls in flight run for [`GRACE`], ends streams
+/// still running with UNAVAILABLE, and returns within about half a second
+/// (connections whose clients do not read are dropped). `log` takes the stop
+/// line, and a line per call when `debug`.
 pub fn serve(
     index: Index,
     listener: std::net::TcpListener,
     log: fn(&str),
     debug: bool,
 ) -> Result<(), ServerError> {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    // Every blocking task holds one of `cores` permits: no more threads are needed (and
+    // each thread that allocates has memory of its own to grow).
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(cores)
         .enable_all()
         .build()
         .map_err(ServerError::Runtime)?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         listener
             .set_nonblocking(true)
             .map_err(ServerError::Runtime)?;
         let listener = tokio::net::TcpListener::from_std(listener).map_err(ServerError::Runtime)?;
+        let (stop_streams, stopping) = watch::channel(false);
         let service = Service {
             index: Arc::new(index),
             log: debug.then_some(log),
+            makers: Arc::new(Semaphore::new(cores)),
+            stopping,
         };
         let reflection = || {
             tonic_reflection::server::Builder::configure()
@@ -356,14 +517,8 @@ pub fn serve(
         let mut interrupt =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
                 .map_err(ServerError::Signal)?;
-        let stop = async move {
-            tokio::select! {
-                _ = terminate.recv() => {}
-                _ = interrupt.recv() => {}
-            }
-            log("shutting down server");
-        };
-        tonic::transport::Server::builder()
+        let (stop_accepting, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tonic::transport::Server::builder()
             .add_service(RegistryServer::new(service.clone()))
             .add_service(ExperimentalRegistryServer::new(service))
             .add_service(HealthServer::new(Healthy))
@@ -371,9 +526,31 @@ pub fn serve(
             .add_service(reflection().build_v1alpha()?)
             .serve_with_incoming_shutdown(
                 tokio_stream::wrappers::TcpListenerStream::new(listener),
-                stop,
-            )
-            .await?;
-        Ok(())
-    })
+                async {
+                    let _ = stopped.await;
+                },
+            );
+        tokio::pin!(server);
+        tokio::select! {
+            served = &mut server => return served.map_err(ServerError::from),
+            _ = terminate.recv() => {}
+            _ = interrupt.recv() => {}
+        }
+        log("shutting down server");
+        // No new connection or call; the server ends once the calls in flight have.
+        let _ = stop_accepting.send(());
+        if let Ok(served) = tokio::time::timeout(GRACE, &mut server).await {
+            return served.map_err(ServerError::from);
+        }
+        let _ = stop_streams.send(true);
+        match tokio::time::timeout(CANCEL, &mut server).await {
+            Ok(served) => served.map_err(ServerError::from),
+            // Clients that do not read: their connections go with the runtime.
+            Err(_) => Ok(()),
+        }
+    });
+    // Connection tasks still running are dropped here (a blocking task making
+    // a message finishes it, then finds its stream gone).
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    served
 }

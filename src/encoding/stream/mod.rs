@@ -36,7 +36,7 @@ use super::yaml_read::YamlError;
 use json_scan::{scan_json_value, Scan};
 use lossy::lossy_json_value;
 use serde_json::Value;
-use yaml::{yaml_stream, Lines};
+use yaml::{next_yaml, Lines};
 
 /// Size of the buffer upstream sniffs for a leading `{`.
 const SNIFF_LEN: usize = 4096;
@@ -116,65 +116,181 @@ pub enum StreamErrorKind {
 /// operator-registry's declcfg loader (HEAD). On error, the error says which document (0-based
 /// index) failed.
 pub fn decode_documents(bytes: &[u8]) -> Result<Vec<Document<'_>>, StreamError> {
-    let mut documents = Vec::new();
-    if !sniff_json(bytes) {
-        yaml_stream(bytes, 0, None, &mut documents)?;
-        return Ok(documents);
-    }
-    let mut pos = 0;
-    loop {
-        let failure = match scan_json_value(bytes, pos) {
-            Scan::End => return Ok(documents),
-            Scan::Value { start, end } => {
-                documents.push(json_document(&bytes[start..end]));
-                pos = end;
-                continue;
+    Documents::new(bytes)
+        .map(|document| document.map(|(document, _)| document))
+        .collect()
+}
+
+/// How a document's bytes are read again: as a JSON value, or as YAML lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    Json,
+    Yaml,
+}
+
+/// Where a document is in its file: the bytes [`decode_span`] reads it from again, alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub syntax: Syntax,
+}
+
+/// The documents of a file one at a time, with their spans: what [`decode_documents`]
+/// collects, without holding every converted document at once. After an error it ends.
+pub struct Documents<'a> {
+    bytes: &'a [u8],
+    state: State,
+    /// Documents returned so far.
+    index: usize,
+}
+
+enum State {
+    Json {
+        pos: usize,
+    },
+    /// `pending`: the JSON error of a fallback, reported if the first YAML document fails.
+    Yaml {
+        lines: usize,
+        pending: Option<StreamErrorKind>,
+    },
+    Done,
+}
+
+impl<'a> Documents<'a> {
+    pub fn new(bytes: &'a [u8]) -> Documents<'a> {
+        let state = if sniff_json(bytes) {
+            State::Json { pos: 0 }
+        } else {
+            State::Yaml {
+                lines: 0,
+                pending: None,
             }
-            Scan::Syntax {
-                offset,
-                message,
-                too_deep,
-            } => {
-                // The YAML reading of the same text nests just as deep, which go-yaml refuses,
-                // so upstream reports this JSON error in the end; the YAML pass is skipped.
-                if too_deep && documents.len() <= 1 {
-                    return Err(StreamError {
-                        index: documents.len(),
-                        kind: StreamErrorKind::JsonSyntax {
+        };
+        Documents {
+            bytes,
+            state,
+            index: 0,
+        }
+    }
+
+    fn fail(&mut self, kind: StreamErrorKind) -> Option<Result<(Document<'a>, Span), StreamError>> {
+        self.state = State::Done;
+        Some(Err(StreamError {
+            index: self.index,
+            kind,
+        }))
+    }
+
+    fn found(&mut self, document: Document<'a>, span: Span) -> Option<<Self as Iterator>::Item> {
+        self.index += 1;
+        Some(Ok((document, span)))
+    }
+}
+
+impl<'a> Iterator for Documents<'a> {
+    type Item = Result<(Document<'a>, Span), StreamError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.bytes;
+        match &mut self.state {
+            State::Done => None,
+            State::Json { pos } => {
+                let failure = match scan_json_value(bytes, *pos) {
+                    Scan::End => {
+                        self.state = State::Done;
+                        return None;
+                    }
+                    Scan::Value { start, end } => {
+                        *pos = end;
+                        let span = Span {
+                            start,
+                            end,
+                            syntax: Syntax::Json,
+                        };
+                        return self.found(json_document(&bytes[start..end]), span);
+                    }
+                    Scan::Syntax {
+                        offset,
+                        message,
+                        too_deep,
+                    } => {
+                        // The YAML reading of the same text nests just as deep, which go-yaml
+                        // refuses, so upstream reports this JSON error in the end; the YAML
+                        // pass is skipped.
+                        if too_deep && self.index <= 1 {
+                            return self.fail(StreamErrorKind::JsonSyntax {
+                                offset: offset as u64,
+                                message,
+                            });
+                        }
+                        (Some(offset), message)
+                    }
+                    Scan::UnexpectedEof => (None, String::new()),
+                };
+                let from = *pos;
+                if self.index > 1 {
+                    return self.fail(match failure {
+                        (Some(offset), message) => StreamErrorKind::JsonSyntaxBare {
                             offset: offset as u64,
                             message,
                         },
+                        (None, _) => StreamErrorKind::UnexpectedEof,
                     });
                 }
-                (Some(offset), message)
+                let first = match failure {
+                    (Some(offset), message) => StreamErrorKind::JsonSyntax {
+                        offset: offset as u64,
+                        message,
+                    },
+                    (None, _) => StreamErrorKind::UnexpectedEof,
+                };
+                match yaml_restart(bytes, from) {
+                    Some(lines) => {
+                        self.state = State::Yaml {
+                            lines,
+                            pending: Some(first),
+                        };
+                        self.next()
+                    }
+                    None => self.fail(first),
+                }
             }
-            Scan::UnexpectedEof => (None, String::new()),
-        };
-        let index = documents.len();
-        if index > 1 {
-            let kind = match failure {
-                (Some(offset), message) => StreamErrorKind::JsonSyntaxBare {
-                    offset: offset as u64,
-                    message,
-                },
-                (None, _) => StreamErrorKind::UnexpectedEof,
-            };
-            return Err(StreamError { index, kind });
+            State::Yaml { lines, pending } => {
+                let mut reader = Lines { bytes, pos: *lines };
+                let next = next_yaml(&mut reader, pending);
+                *lines = reader.pos;
+                match next {
+                    Ok(Some((value, span))) => self.found(Document::Yaml(value), span),
+                    Ok(None) => {
+                        self.state = State::Done;
+                        None
+                    }
+                    Err(kind) => self.fail(kind),
+                }
+            }
         }
-        let first = match failure {
-            (Some(offset), message) => StreamErrorKind::JsonSyntax {
-                offset: offset as u64,
-                message,
-            },
-            (None, _) => StreamErrorKind::UnexpectedEof,
-        };
-        return match yaml_restart(bytes, pos) {
-            Some(from) => {
-                yaml_stream(bytes, from, Some(first), &mut documents)?;
-                Ok(documents)
-            }
-            None => Err(StreamError { index, kind: first }),
-        };
+    }
+}
+
+/// Reads one document again from the bytes of its [`Span`] (and only those), as
+/// [`Documents`] read it from the whole file.
+pub fn decode_span(bytes: &[u8], syntax: Syntax) -> Result<Document<'_>, StreamError> {
+    match syntax {
+        Syntax::Json => {
+            let start = bytes
+                .iter()
+                .position(|&c| !json_scan::is_json_space(c))
+                .unwrap_or(bytes.len());
+            let end = bytes
+                .iter()
+                .rposition(|&c| !json_scan::is_json_space(c))
+                .map_or(start, |last| last + 1);
+            Ok(json_document(&bytes[start..end.max(start)]))
+        }
+        Syntax::Yaml => yaml::yaml_again(bytes)
+            .map(Document::Yaml)
+            .map_err(|kind| StreamError { index: 0, kind }),
     }
 }
 
@@ -222,7 +338,7 @@ pub fn document_texts(bytes: &[u8]) -> Vec<DocumentText> {
         let mut lines = Lines { bytes, pos: from };
         loop {
             let start = lines.pos;
-            let Ok(Some(text)) = lines.next_document() else {
+            let Ok(Some((text, _))) = lines.next_document() else {
                 break;
             };
             let at = super::locate::position_at(bytes, start);

@@ -2,6 +2,7 @@ use super::*;
 use std::path::{Path, PathBuf};
 
 fn show(input: &[u8]) -> Result<Vec<String>, StreamError> {
+    check_spans(input);
     decode_documents(input).map(|documents| {
         documents
             .iter()
@@ -11,6 +12,30 @@ fn show(input: &[u8]) -> Result<Vec<String>, StreamError> {
             })
             .collect()
     })
+}
+
+/// Every document read again from the bytes of its span alone is the document the stream gave,
+/// and the iterator gives what `decode_documents` collects.
+fn check_spans(input: &[u8]) {
+    let mut documents = Vec::new();
+    for item in Documents::new(input) {
+        match item {
+            Ok((document, span)) => {
+                assert!(
+                    span.start <= span.end && span.end <= input.len(),
+                    "{span:?}"
+                );
+                let again = decode_span(&input[span.start..span.end], span.syntax);
+                assert_eq!(again.as_ref(), Ok(&document), "input {input:?}, {span:?}");
+                documents.push(document);
+            }
+            Err(error) => {
+                assert_eq!(decode_documents(input), Err(error), "input {input:?}");
+                return;
+            }
+        }
+    }
+    assert_eq!(decode_documents(input), Ok(documents), "input {input:?}");
 }
 
 fn ok(input: &str, expected: &[&str]) {
@@ -349,10 +374,10 @@ fn odd_inputs_do_not_panic() {
                 }
             })
             .collect();
-        let _ = decode_documents(&bytes);
+        check_spans(&bytes);
         let mut json = b"{".to_vec();
         json.extend_from_slice(&bytes);
-        let _ = decode_documents(&json);
+        check_spans(&json);
     }
     for depth in [1000, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 5] {
         let json = format!("{{\"a\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
@@ -456,6 +481,7 @@ fn conformance_load_errors() {
         let mut empty_document = false;
         for file in files_under(&dir.join("in")) {
             let bytes = std::fs::read(&file).expect("readable case file");
+            check_spans(&bytes);
             match decode_documents(&bytes) {
                 Ok(documents) => {
                     empty_document |= documents.contains(&Document::Yaml(Value::Null));
@@ -508,6 +534,7 @@ fn conformance_render_other_blobs() {
             || name.starts_with("indexignore");
         for file in files_under(&dir.join("in")) {
             let bytes = std::fs::read(&file).expect("readable case file");
+            check_spans(&bytes);
             let documents = match decode_documents(&bytes) {
                 Ok(documents) => documents,
                 Err(error) if ignores => {

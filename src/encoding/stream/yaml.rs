@@ -2,7 +2,7 @@
 //! `LineReader` (documents split at `---` lines), and the check upstream's
 //! blob decoding makes of the first document after a JSON fallback.
 
-use super::{go_trim_space, Document, StreamError, StreamErrorKind};
+use super::{go_trim_space, Span, StreamErrorKind, Syntax};
 use crate::encoding::yaml_read::{go_lossy, yaml_bytes_to_json};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -32,12 +32,15 @@ impl<'a> Lines<'a> {
         }
     }
 
-    /// One document's lines (each ending with `\n`), `None` at the end of the stream.
-    pub(super) fn next_document(&mut self) -> Result<Option<Vec<u8>>, StreamErrorKind> {
+    /// One document's lines (each ending with `\n`) and where its last line ends in the
+    /// input (before the `---` line that ended it), `None` at the end of the stream. Those
+    /// bytes, from where the document started, read alone give the same lines again.
+    pub(super) fn next_document(&mut self) -> Result<Option<(Vec<u8>, usize)>, StreamErrorKind> {
         let mut buffer = Vec::new();
         loop {
+            let line_start = self.pos;
             let Some(line) = self.next_line() else {
-                return Ok((!buffer.is_empty()).then_some(buffer));
+                return Ok((!buffer.is_empty()).then_some((buffer, self.pos)));
             };
             if let Some(rest) = line.strip_prefix(b"---") {
                 let trimmed = go_trim_space(rest);
@@ -45,7 +48,7 @@ impl<'a> Lines<'a> {
                     return Err(StreamErrorKind::InvalidSeparator(go_lossy(trimmed)));
                 }
                 if !buffer.is_empty() {
-                    return Ok(Some(buffer));
+                    return Ok(Some((buffer, line_start)));
                 }
             }
             buffer.extend_from_slice(line);
@@ -54,39 +57,42 @@ impl<'a> Lines<'a> {
     }
 }
 
-/// Reads YAML documents from `from`. `pending` is the JSON error of a fallback: it replaces
-/// any failure of the first YAML document.
-pub(super) fn yaml_stream<'a>(
-    bytes: &'a [u8],
-    from: usize,
-    mut pending: Option<StreamErrorKind>,
-    documents: &mut Vec<Document<'a>>,
-) -> Result<(), StreamError> {
-    let mut lines = Lines { bytes, pos: from };
-    loop {
-        let index = documents.len();
-        let chunk = match lines.next_document() {
-            Ok(Some(chunk)) => chunk,
-            Ok(None) => return Ok(()),
-            Err(kind) => {
-                let kind = pending.take().unwrap_or(kind);
-                return Err(StreamError { index, kind });
-            }
-        };
-        match yaml_bytes_to_json(&chunk) {
-            Ok(value) => {
-                if let Some(first) = pending.take() {
-                    if !meta_accepts(&value) {
-                        return Err(StreamError { index, kind: first });
-                    }
+/// The next YAML document from `lines` (`None` at the end) and its span. `pending` is the JSON
+/// error of a fallback: it replaces any failure of the first YAML document.
+pub(super) fn next_yaml(
+    lines: &mut Lines<'_>,
+    pending: &mut Option<StreamErrorKind>,
+) -> Result<Option<(Value, Span)>, StreamErrorKind> {
+    let start = lines.pos;
+    let (chunk, end) = match lines.next_document() {
+        Ok(Some(document)) => document,
+        Ok(None) => return Ok(None),
+        Err(kind) => return Err(pending.take().unwrap_or(kind)),
+    };
+    let span = Span {
+        start,
+        end,
+        syntax: Syntax::Yaml,
+    };
+    match yaml_bytes_to_json(&chunk) {
+        Ok(value) => {
+            if let Some(first) = pending.take() {
+                if !meta_accepts(&value) {
+                    return Err(first);
                 }
-                documents.push(Document::Yaml(value));
             }
-            Err(error) => {
-                let kind = pending.take().unwrap_or(StreamErrorKind::Yaml(error));
-                return Err(StreamError { index, kind });
-            }
+            Ok(Some((value, span)))
         }
+        Err(error) => Err(pending.take().unwrap_or(StreamErrorKind::Yaml(error))),
+    }
+}
+
+/// A YAML document read again from its span's bytes ([`Lines::next_document`]).
+pub(super) fn yaml_again(bytes: &[u8]) -> Result<Value, StreamErrorKind> {
+    let mut lines = Lines { bytes, pos: 0 };
+    match lines.next_document()? {
+        Some((chunk, _)) => Ok(yaml_bytes_to_json(&chunk)?),
+        None => Ok(Value::Null),
     }
 }
 

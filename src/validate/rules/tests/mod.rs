@@ -404,3 +404,25 @@ fn odd_catalogs_never_panic() {
     assert!(!verdict.passed());
     assert!(verdict.message().is_some());
 }
+
+/// Validation of a catalog loaded with its payload left behind (`opm validate`, `opm serve`)
+/// finds exactly what it finds with the payload kept: CSV metadata that decodes, bundle
+/// objects and icon data are left behind, CSV metadata that does not decode is kept and
+/// reported.
+#[test]
+fn leaving_the_payload_behind_changes_no_finding() {
+    use crate::declcfg::load::{load_dir, BundleObjects};
+    use crate::validate::Outcome;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let catalog = "schema: olm.package\nname: a\ndefaultChannel: stable\nicon:\n  base64data: aWNvbg==\n  mediatype: image/png\n---\nschema: olm.channel\npackage: a\nname: stable\nentries:\n- name: a.v1\n- name: a.v2\n  replaces: a.v1\n---\nschema: olm.bundle\nname: a.v1\npackage: a\nimage: x\nproperties:\n- type: olm.package\n  value: {packageName: a, version: 1.0.0}\n- type: olm.csv.metadata\n  value: {displayName: A, keywords: [k]}\n---\nschema: olm.bundle\nname: a.v2\npackage: a\nproperties:\n- type: olm.package\n  value: {packageName: a, version: 2.0.0}\n- type: olm.csv.metadata\n  value: {installModes: [{type: OwnNamespace, supported: 'yes'}]}\n- type: olm.bundle.object\n  value: {data: eyJhIjoxfQ==}\n";
+    std::fs::write(dir.path().join("a.yaml"), catalog).expect("write the catalog");
+    let outcome = |objects| Outcome::of(load_dir(dir.path(), "c", objects), false);
+    let (kept, dropped) = (outcome(BundleObjects::Keep), outcome(BundleObjects::Drop));
+    let message = kept.message().expect("a.v2's CSV metadata does not decode");
+    assert!(
+        message.contains("InstallMode.installModes.supported"),
+        "{message}"
+    );
+    assert_eq!(dropped.message(), kept.message());
+    assert_eq!(dropped.findings(), kept.findings());
+}
