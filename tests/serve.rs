@@ -1257,3 +1257,79 @@ fn serve_stops_promptly_with_streams_in_flight() {
         }
     }
 }
+
+/// SIGTERM while the catalog still loads (a pod deleted as it starts): the server stops at
+/// once, exit 0, and leaves no cache half-written.
+#[test]
+fn serve_asked_to_stop_while_it_loads_exits_0_at_once() {
+    const SIGTERM_BIT: u64 = 1 << (15 - 1);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    // Several seconds of loading for an unoptimised build.
+    let catalog = large_catalog(dir.path(), 5_000, 1);
+    let cache = dir.path().join("cache");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_opm"))
+        .arg("serve")
+        .arg(&catalog)
+        .args(["-p", "0", "-t"])
+        .arg(dir.path().join("termination-log"))
+        .arg(format!("--cache-dir={}", cache.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start opm serve");
+    let started = Instant::now();
+    // Once it handles SIGTERM itself.
+    loop {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+        let caught = status
+            .lines()
+            .find_map(|line| line.strip_prefix("SigCgt:"))
+            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            .unwrap_or(0);
+        if caught & SIGTERM_BIT != 0 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "SIGTERM never caught"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let sent = Command::new("kill")
+        .args(["-s", "TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(sent.success());
+    let signalled = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if signalled.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("opm serve did not stop on SIGTERM while loading");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut stderr = String::new();
+    use std::io::Read as _;
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(signalled.elapsed() < Duration::from_secs(5), "{stderr}");
+    // Nothing half-written is left in the cache directory.
+    let left: Vec<_> = std::fs::read_dir(&cache)
+        .map(|entries| entries.map(|e| e.expect("entry").file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        left.iter()
+            .all(|name| !name.to_string_lossy().starts_with(".opm-cache-")),
+        "{left:?}"
+    );
+}

@@ -16,11 +16,25 @@ use std::sync::{Mutex, MutexGuard};
 
 /// Whether the listener ends the process after cleaning up.
 static EXIT: AtomicBool = AtomicBool::new(true);
+/// Whether that exit reports success rather than the signal.
+static EXIT_SUCCESS: AtomicBool = AtomicBool::new(false);
 
 /// Whether a signal, once the registered actions ran, ends the process (the default). Turned
 /// off by a command that stops gracefully on its own.
 pub fn exit_on_signal(exit: bool) {
     EXIT.store(exit, Ordering::SeqCst);
+}
+
+/// From now on SIGINT and SIGTERM end the process (after the clean-up) with exit status 0:
+/// for a server still starting, which is asked to stop before it serves (a pod deleted while
+/// it loads its catalog). Without the listener (it could not be started) the signals keep
+/// their default action.
+pub fn exit_successfully_on_signal() {
+    EXIT_SUCCESS.store(true, Ordering::SeqCst);
+    let mut state = state();
+    if !state.listening {
+        state.listening = listen().is_ok();
+    }
 }
 
 /// What to do with a registered path when a signal arrives.
@@ -107,7 +121,12 @@ fn listen() -> std::io::Result<()> {
                 if EXIT.load(Ordering::SeqCst) {
                     // Nothing may be registered (and left behind) after the clean-up.
                     std::mem::forget(state);
-                    std::process::exit(128 + signal);
+                    let status = if EXIT_SUCCESS.load(Ordering::SeqCst) {
+                        0
+                    } else {
+                        128 + signal
+                    };
+                    std::process::exit(status);
                 }
             }
         })?;

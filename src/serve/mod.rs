@@ -73,6 +73,11 @@ impl Serve {
             return Err(ServeError::EnforceWithoutCacheDir);
         }
         let port = parse_port(&port)?;
+        if !cache_only {
+            // A server asked to stop while it loads stops at once, successfully: there is
+            // nothing to finish (a cache being written is removed).
+            crate::fsutil::cleanup::exit_successfully_on_signal();
+        }
         let started = std::time::Instant::now();
         let (catalog, cache_dir) = (Path::new(&dir), Path::new(&cache_dir));
         // The cache digest reads every byte of the catalog and the cache on
