@@ -7,7 +7,6 @@
 use crate::util::registry::{free_port, Registry};
 use crate::util::{Output, Test};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const MANIFESTS: &str = "testdata/rules/annotations-missing/valid-all-labels/manifests";
 const BUNDLE: &str = "testdata/rules/annotations-missing/valid-all-labels";
@@ -248,25 +247,10 @@ fn bundle_build_without_a_docker_daemon_hints_at_the_alternatives() {
 
 /// Private containers-storage for `podman`/`buildah` under `dir` (as root,
 /// and as any other user, who gets `rootless_storage_path` instead).
-fn storage_conf(dir: &Path) -> PathBuf {
-    let conf = dir.join("storage.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "[storage]\ndriver = \"vfs\"\ngraphroot = \"{root}\"\nrunroot = \"{}\"\n\
-             rootless_storage_path = \"{root}\"\n",
-            dir.join("run").display(),
-            root = dir.join("root").display(),
-        ),
-    )
-    .expect("write storage.conf");
-    conf
-}
-
-/// The images in the storage `conf` describes (the one `opm` built with).
-fn images(tool: &str, conf: &Path) -> String {
-    let out = Command::new(tool)
-        .env("CONTAINERS_STORAGE_CONF", conf)
+/// The images in the storage of the sandbox `opm` ran in.
+fn images(tool: &str, sandbox: &crate::util::sandbox::Sandbox) -> String {
+    let out = sandbox
+        .tool(tool)
         .args(["images", "--noheading"])
         .output()
         .unwrap_or_else(|e| panic!("{tool} images: {e}"));
@@ -287,22 +271,16 @@ fn images(tool: &str, conf: &Path) -> String {
 }
 
 fn real_tool_builds(tool: &str) {
-    if !crate::util::have_tool(tool, tool) {
+    if !crate::util::sandbox::container_engine(tool) {
         return;
     }
-    let storage = tempfile::tempdir().expect("storage directory");
-    let conf = storage_conf(storage.path());
     let tag = format!("localhost/opm-test/{tool}-bundle:v1");
     let mut args = build_args(&["-b", tool]);
     args[5].clone_from(&tag);
-    let out = manifests()
-        .env("CONTAINERS_STORAGE_CONF", &conf.display().to_string())
-        .env("BUILDAH_ISOLATION", "chroot")
-        .args(args)
-        .run()
-        .success();
+    // The tool runs in the sandbox every opm of a test runs in (its storage too).
+    let out = manifests().args(args).run().success();
     assert_eq!(out.read("bundle.Dockerfile"), DOCKERFILE);
-    let listed = images(tool, &conf);
+    let listed = images(tool, out.sandbox());
     assert!(
         listed.lines().any(|line| line == tag),
         "{tag} not in {tool} images:\n{listed}"
@@ -543,7 +521,8 @@ fn skopeo_inspect(transport: &str) -> Option<serde_json::Value> {
     if !crate::util::have_tool("skopeo", "skopeo") {
         return None;
     }
-    let out = Command::new("skopeo")
+    let out = crate::util::sandbox::Sandbox::new()
+        .tool("skopeo")
         .args([
             "--insecure-policy",
             "inspect",

@@ -291,7 +291,8 @@ fn seed_kiali_bundle_end_to_end() {
 
     // skopeo reads the archive too.
     let copied = registry.reference("kiali/archive:v1");
-    let status = Command::new("skopeo")
+    let status = crate::util::sandbox::Sandbox::new()
+        .tool("skopeo")
         .args([
             "--insecure-policy",
             "copy",

@@ -88,7 +88,8 @@ fn run(command: &mut Command) -> String {
 
 /// `skopeo copy <source> docker://<reference>` into a plain-HTTP registry.
 fn skopeo_copy(source: &str, reference: &str) {
-    run(Command::new("skopeo")
+    run(crate::util::sandbox::Sandbox::new()
+        .tool("skopeo")
         .args(["--insecure-policy", "copy", "--quiet"])
         .arg("--dest-tls-verify=false")
         .arg(source)
@@ -414,37 +415,26 @@ fn a_gzip_compressed_oci_archive_is_read_by_skopeo() {
 
 #[test]
 fn podman_loads_the_oci_archive() {
-    if !crate::util::have_tool("podman", "podman") {
+    let Some(podman) = crate::util::podman::Podman::new() else {
         return;
-    }
+    };
     let test = bundle();
     let dir = test.path().join("bundle");
     let image = build_dir(&dir);
     let archive = test.path().join("bundle.tar");
     build::write_oci_archive(&image, &archive, "example.com/etcd-bundle:v1", false).unwrap();
-    let podman = |dir: &Path| {
-        let mut command = Command::new("podman");
-        command
-            .arg("--root")
-            .arg(dir.join("storage"))
-            .arg("--runroot")
-            .arg(dir.join("run"))
-            .args(["--storage-driver", "vfs"]);
-        command
-    };
-    let state = tempfile::tempdir().unwrap();
-    let loaded = run(podman(state.path()).arg("load").arg("-i").arg(&archive));
+    let loaded = podman.load(&archive);
     assert!(
         loaded.contains("example.com/etcd-bundle:v1"),
         "podman load said:\n{loaded}"
     );
-    let inspected = run(podman(state.path()).args([
+    let inspected = podman.run([
         "image",
         "inspect",
         "--format",
         "{{json .Labels}}",
         "example.com/etcd-bundle:v1",
-    ]));
+    ]);
     let found: BTreeMap<String, String> = serde_json::from_str(inspected.trim()).unwrap();
     assert_eq!(found, labels(&dir));
 }

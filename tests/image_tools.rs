@@ -6,7 +6,6 @@
 
 use crate::util::registry::{ImageSpec, Layout, PushOptions, Registry, LAYER_GZIP};
 use crate::util::Test;
-use std::path::Path;
 use std::process::Command;
 
 const SOURCE: &str = "testdata/rules/annotations-missing/valid-all-labels";
@@ -48,18 +47,6 @@ fn run(command: &mut Command) {
     );
 }
 
-/// `tool` with private storage under `dir` (never the user's own).
-fn tool(name: &str, dir: &Path) -> Command {
-    let mut command = Command::new(name);
-    command
-        .arg("--root")
-        .arg(dir.join("storage"))
-        .arg("--runroot")
-        .arg(dir.join("run"))
-        .args(["--storage-driver", "vfs"]);
-    command
-}
-
 fn assert_renders_like_the_directory(test: &Test, reference: &str) {
     let image = Test::new()
         .args(["render", reference, "--use-http"])
@@ -83,7 +70,7 @@ fn assert_renders_like_the_directory(test: &Test, reference: &str) {
 
 #[test]
 fn buildah_built_image_renders_like_its_directory() {
-    if !crate::util::have_tool("buildah", "buildah") {
+    if !crate::util::sandbox::container_engine("buildah") {
         return;
     }
     let Some(registry) = Registry::plain() else {
@@ -91,7 +78,10 @@ fn buildah_built_image_renders_like_its_directory() {
     };
     let test = prepared_bundle();
     let bundle = test.path().join("bundle");
-    run(tool("buildah", test.path())
+    // Private storage and environment, never the user's.
+    let sandbox = crate::util::sandbox::Sandbox::new();
+    run(sandbox
+        .tool("buildah")
         .args([
             "bud",
             "--isolation",
@@ -104,7 +94,8 @@ fn buildah_built_image_renders_like_its_directory() {
         ])
         .current_dir(&bundle));
     let reference = registry.reference("buildah/etcd-bundle:v1");
-    run(tool("buildah", test.path())
+    run(sandbox
+        .tool("buildah")
         .args(["push", "--tls-verify=false", "localhost/etcd-bundle:v1"])
         .arg(format!("docker://{reference}")));
     assert_renders_like_the_directory(&test, &reference);
@@ -112,7 +103,7 @@ fn buildah_built_image_renders_like_its_directory() {
 
 #[test]
 fn podman_built_image_renders_like_its_directory() {
-    if !crate::util::have_tool("podman", "podman") {
+    if !crate::util::sandbox::container_engine("podman") {
         return;
     }
     let Some(registry) = Registry::plain() else {
@@ -120,7 +111,10 @@ fn podman_built_image_renders_like_its_directory() {
     };
     let test = prepared_bundle();
     let bundle = test.path().join("bundle");
-    run(tool("podman", test.path())
+    // Private storage and environment, never the user's.
+    let sandbox = crate::util::sandbox::Sandbox::new();
+    run(sandbox
+        .tool("podman")
         .args([
             "build",
             "--isolation",
@@ -133,7 +127,8 @@ fn podman_built_image_renders_like_its_directory() {
         ])
         .current_dir(&bundle));
     let reference = registry.reference("podman/etcd-bundle:v1");
-    run(tool("podman", test.path())
+    run(sandbox
+        .tool("podman")
         .args(["push", "--tls-verify=false", "localhost/etcd-bundle:v1"])
         .arg(format!("docker://{reference}")));
     assert_renders_like_the_directory(&test, &reference);

@@ -4,6 +4,7 @@
 pub mod hostile;
 pub mod podman;
 pub mod registry;
+pub mod sandbox;
 #[path = "../../src/testkit.rs"]
 mod testkit;
 
@@ -14,6 +15,8 @@ use std::process::{Command, Stdio};
 
 pub struct Test {
     dir: tempfile::TempDir,
+    /// What `opm` sees of the machine (see [`sandbox`]).
+    sandbox: sandbox::Sandbox,
     args: Vec<String>,
     env: Vec<(String, String)>,
     /// Where `opm` runs, relative to the temporary directory.
@@ -30,12 +33,14 @@ pub struct Output {
     pub dir: PathBuf,
     // Keeps the directory alive while the output is inspected.
     _dir: tempfile::TempDir,
+    sandbox: sandbox::Sandbox,
 }
 
 impl Test {
     pub fn new() -> Test {
         Test {
             dir: tempfile::tempdir().expect("temporary directory"),
+            sandbox: sandbox::Sandbox::new(),
             args: Vec::new(),
             env: Vec::new(),
             cwd: None,
@@ -126,6 +131,7 @@ impl Test {
             }
             None => Command::new(env!("CARGO_BIN_EXE_opm")),
         };
+        self.sandbox.apply(&mut command);
         let mut child = command
             .args(&self.args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -150,11 +156,17 @@ impl Test {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
             dir: self.dir.path().to_path_buf(),
             _dir: self.dir,
+            sandbox: self.sandbox,
         }
     }
 }
 
 impl Output {
+    /// The sandbox `opm` ran in (its container storage, for instance).
+    pub fn sandbox(&self) -> &sandbox::Sandbox {
+        &self.sandbox
+    }
+
     pub fn success(self) -> Output {
         assert_eq!(self.code, 0, "expected success; stderr:\n{}", self.stderr);
         self

@@ -1,49 +1,26 @@
-//! Podman for the tests, hermetic: its own storage, run and temporary
-//! directories, `HOME`, `XDG_RUNTIME_DIR` and auth file; the `vfs` storage
-//! driver and runc (crun cannot set rlimits in this sandbox); every
-//! container it started is removed when the value is dropped. Only root
-//! runs it (rootless podman needs subordinate id ranges and a user
-//! session); another user's tests are skipped, saying so.
+//! Podman for the tests, in a [`Sandbox`]: its own storage (`vfs`), configuration (runc, which
+//! can set rlimits in this sandbox where crun cannot; explicit rlimits for every container),
+//! `HOME`, `XDG_RUNTIME_DIR` and auth file; every container it started is removed when the
+//! value is dropped. Root only (see [`super::sandbox::container_engine`]).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use super::sandbox::Sandbox;
+use std::path::Path;
+use std::process::{Command, Output};
 
 pub struct Podman {
-    dir: tempfile::TempDir,
+    sandbox: Sandbox,
 }
 
 impl Podman {
-    /// A podman for this test, or `None` (the test is skipped) when podman
-    /// or runc is missing, when not running as root, or when podman cannot
-    /// run here.
+    /// A podman for this test, or `None` (the test is skipped) when podman or runc is
+    /// missing, when not running as root, or when podman cannot run here.
     pub fn new() -> Option<Podman> {
-        if !crate::util::have_tool("podman", "podman") || !crate::util::have_tool("runc", "runc") {
+        if !super::sandbox::container_engine("podman") || !crate::util::have_tool("runc", "runc") {
             return None;
         }
-        // SAFETY: getuid has no preconditions.
-        if unsafe { libc::getuid() } != 0 {
-            crate::util::skip("runs podman as root only (rootless podman needs /etc/subuid ranges and a user session)");
-            return None;
-        }
-        let dir = tempfile::tempdir().expect("podman directory");
-        for sub in ["home", "xdg", "tmp"] {
-            std::fs::create_dir(dir.path().join(sub)).expect("podman directories");
-        }
-        std::fs::write(dir.path().join("auth.json"), "{}").expect("auth file");
-        // Only this configuration: the sandbox's limits (runc, which can set
-        // rlimits here, and explicit ones for every container, `podman
-        // build`'s too), no systemd, no journald.
-        std::fs::write(
-            dir.path().join("containers.conf"),
-            "[containers]\n\
-             default_ulimits = [\"nofile=1024:1024\", \"nproc=1024:1024\"]\n\
-             [engine]\n\
-             runtime = \"runc\"\n\
-             cgroup_manager = \"cgroupfs\"\n\
-             events_logger = \"file\"\n",
-        )
-        .expect("containers.conf");
-        let podman = Podman { dir };
+        let podman = Podman {
+            sandbox: Sandbox::new(),
+        };
         let info = podman
             .command()
             .args(["info", "--format", "{{.Host.OCIRuntime.Name}}"])
@@ -64,30 +41,9 @@ impl Podman {
         }
     }
 
-    fn path(&self, sub: &str) -> PathBuf {
-        self.dir.path().join(sub)
-    }
-
-    /// `podman` with this test's storage and environment.
+    /// `podman` in this test's sandbox.
     pub fn command(&self) -> Command {
-        let mut command = Command::new("podman");
-        command
-            .arg("--root")
-            .arg(self.path("storage"))
-            .arg("--runroot")
-            .arg(self.path("run"))
-            .arg("--tmpdir")
-            .arg(self.path("tmp"))
-            .args(["--storage-driver", "vfs", "--runtime", "runc"])
-            .args(["--cgroup-manager", "cgroupfs", "--events-backend", "file"])
-            .env("HOME", self.path("home"))
-            .env("XDG_RUNTIME_DIR", self.path("xdg"))
-            .env("XDG_CONFIG_HOME", self.path("home/.config"))
-            .env("REGISTRY_AUTH_FILE", self.path("auth.json"))
-            .env("TMPDIR", self.path("tmp"))
-            .env("CONTAINERS_CONF", self.path("containers.conf"))
-            .stdin(Stdio::null());
-        command
+        self.sandbox.tool("podman")
     }
 
     /// Runs podman with `args`; panics with its output when it fails.

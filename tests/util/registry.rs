@@ -52,6 +52,8 @@ pub enum Flavour {
 pub struct Registry {
     child: Child,
     dir: tempfile::TempDir,
+    /// Where skopeo runs (never with the user's credentials).
+    sandbox: crate::util::sandbox::Sandbox,
     pub flavour: Flavour,
     /// `127.0.0.1:<port>`.
     pub host: String,
@@ -178,6 +180,7 @@ impl Registry {
         let mut registry = Registry {
             child,
             dir,
+            sandbox: crate::util::sandbox::Sandbox::new(),
             flavour,
             host,
         };
@@ -235,7 +238,7 @@ impl Registry {
     /// Pushes the image tagged `tag` in the OCI layout `layout` to
     /// `<host>/<destination>` with skopeo (`all`: every image of an index).
     pub fn push(&self, layout: &Path, tag: &str, destination: &str, options: &PushOptions) {
-        let mut command = Command::new("skopeo");
+        let mut command = self.sandbox.tool("skopeo");
         command
             .args(["--insecure-policy", "copy", "--quiet"])
             .arg("--dest-tls-verify=false");
